@@ -1,0 +1,56 @@
+# shellcheck shell=bash
+# Shared by every host script: where the cache lives, how we report, how we fail.
+
+PROJECT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE_DIR=${PERCPU_VMSTAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/percpu-vmstat}
+LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+# The cached source is a git repository: "pristine" is Debian's tree as shipped, the build
+# worktree is pristine + patches/, and a scratch worktree is where `git am` runs.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+declare LINUX_REPO=$CACHE_DIR/linux LINUX_SCRATCH=$CACHE_DIR/linux-am PRISTINE_TAG=pristine
+
+SCRIPT_NAME=$(basename "$0")
+
+say() { printf '[%s] %s\n' "$SCRIPT_NAME" "$*" >&2; }
+die() { printf '[%s] error: %s\n' "$SCRIPT_NAME" "$*" >&2; exit 1; }
+
+# Exit code convention for usage errors, shared with the analysis tools.
+usage_error() { printf '[%s] usage error: %s (see --help)\n' "$SCRIPT_NAME" "$*" >&2; exit 2; }
+
+# hash_files FILE...: one hash over names and contents, stable across runs.
+hash_files() {
+	local f
+	for f in "$@"; do
+		printf '%s\n' "$(basename "$f")"
+		cat "$f"
+	done | sha256sum | cut -c1-16
+}
+
+series_files() {
+	find "$PROJECT_ROOT/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+		! -name '0000-cover-letter.patch' | sort
+}
+
+# Runs "$@" with its output in LOG, printing a heartbeat so long steps show progress.
+# The heartbeat names the last line matching PROGRESS_RE (default: kbuild's "  CC" lines).
+run_logged() {
+	local log=$1 what=$2; shift 2
+	local re=${PROGRESS_RE:-'^  [A-Z]'}
+	local start=$SECONDS pid rc
+	"$@" >"$log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		if (( (SECONDS - start) % 20 == 0 && SECONDS > start )); then
+			say "$what: $((SECONDS - start))s, $(grep -cE "$re" "$log" || true) steps, last: $(grep -E "$re" "$log" | tail -n 1 | sed 's/^ *//')"
+		fi
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	if (( rc != 0 )); then
+		say "$what failed (exit $rc) after $((SECONDS - start))s; last lines of $log:"
+		tail -n 25 "$log" >&2
+		return "$rc"
+	fi
+	say "$what done in $((SECONDS - start))s (log: $log)"
+}
