@@ -36,12 +36,13 @@ series_files() {
 run_logged() {
 	local log=$1 what=$2; shift 2
 	local re=${PROGRESS_RE:-'^  [A-Z]'}
-	local start=$SECONDS pid rc
+	local start=$SECONDS next=$((SECONDS + 20)) pid rc
 	"$@" >"$log" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 1
-		if (( (SECONDS - start) % 20 == 0 && SECONDS > start )); then
+		if ((SECONDS >= next)); then
+			next=$((SECONDS + 20))
 			say "$what: $((SECONDS - start))s, $(grep -cE "$re" "$log" || true) steps, last: $(grep -E "$re" "$log" | tail -n 1 | sed 's/^ *//')"
 		fi
 	done
