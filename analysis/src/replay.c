@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "replay.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int replay_init(struct replay *r, int ncpus, int nitems)
+{
+	memset(r, 0, sizeof(*r));
+	r->ncpus = ncpus;
+	r->nitems = nitems;
+	r->bin_ns = 50ULL * 1000 * 1000;	/* widened as the trace grows */
+	r->cpu = calloc((size_t)ncpus, sizeof(*r->cpu));
+	if (!r->cpu)
+		return -1;
+	for (int c = 0; c < ncpus; c++) {
+		struct cpu_replay *s = &r->cpu[c];
+		size_t n = (size_t)nitems;
+
+		s->snap1 = calloc(n, sizeof(u64));
+		s->snap2 = calloc(n, sizeof(u64));
+		s->cur = calloc(n, sizeof(u64));
+		s->traced = calloc(n, sizeof(u64));
+		s->fold_net = calloc(n, sizeof(long long));
+		s->shortfall = calloc(n, sizeof(long long));
+		s->div_ts = calloc(n, sizeof(u64));
+		s->div_site = calloc(n, 1);
+		s->bins = calloc(n * MAX_BINS, sizeof(unsigned int));
+		if (!s->snap1 || !s->snap2 || !s->cur || !s->traced || !s->fold_net ||
+		    !s->shortfall || !s->div_ts || !s->div_site || !s->bins)
+			return -1;
+	}
+	for (int m = 0; m < 4; m++) {
+		r->marker[m].total = calloc((size_t)nitems, sizeof(u64));
+		if (!r->marker[m].total)
+			return -1;
+	}
+	return 0;
+}
+
+void replay_free(struct replay *r)
+{
+	if (r->cpu) {
+		for (int c = 0; c < r->ncpus; c++) {
+			struct cpu_replay *s = &r->cpu[c];
+
+			free(s->snap1);
+			free(s->snap2);
+			free(s->cur);
+			free(s->traced);
+			free(s->fold_net);
+			free(s->shortfall);
+			free(s->div_ts);
+			free(s->div_site);
+			free(s->bins);
+		}
+	}
+	free(r->cpu);
+	for (int m = 0; m < 4; m++)
+		free(r->marker[m].total);
+	memset(r, 0, sizeof(*r));
+}
+
+static bool valid(const struct replay *r, int cpu, int item)
+{
+	return cpu >= 0 && cpu < r->ncpus && item >= 0 && item < r->nitems;
+}
+
+void replay_seen(struct replay *r, int cpu, u64 ts)
+{
+	if (cpu < 0 || cpu >= r->ncpus)
+		return;
+	r->cpu[cpu].seen = true;
+	r->records++;
+	if (!r->first_ts || ts < r->first_ts)
+		r->first_ts = ts;
+}
+
+/* Histogram of activity; halves the resolution when the trace outgrows MAX_BINS. */
+static void bin_add(struct replay *r, int cpu, int item, u64 ts, u64 n)
+{
+	u64 b;
+
+	if (ts < r->first_ts)
+		return;
+	b = (ts - r->first_ts) / r->bin_ns;
+	while (b >= MAX_BINS) {
+		for (int c = 0; c < r->ncpus; c++) {
+			for (int i = 0; i < r->nitems; i++) {
+				unsigned int *h = r->cpu[c].bins + (size_t)i * MAX_BINS;
+
+				for (int k = 0; k < MAX_BINS / 2; k++)
+					h[k] = h[2 * k] + h[2 * k + 1];
+				memset(h + MAX_BINS / 2, 0, MAX_BINS / 2 * sizeof(*h));
+			}
+		}
+		r->bin_ns *= 2;
+		b = (ts - r->first_ts) / r->bin_ns;
+	}
+	if ((int)b + 1 > r->nbins)
+		r->nbins = (int)b + 1;
+	r->cpu[cpu].bins[(size_t)item * MAX_BINS + b] += (unsigned int)(n > 0xffffffffu ? 0xffffffffu : n);
+}
+
+static void diverged(struct cpu_replay *s, int item, long long diff, enum divergence_site site, u64 ts)
+{
+	if (!diff)
+		return;
+	s->shortfall[item] += diff;
+	if (s->div_site[item] == DIV_NONE) {
+		s->div_site[item] = (unsigned char)site;
+		s->div_ts[item] = ts;
+	}
+}
+
+void replay_count(struct replay *r, int cpu, int item, long long delta, u64 ts)
+{
+	struct cpu_replay *s;
+
+	if (!valid(r, cpu, item)) {
+		r->unknown_items++;
+		return;
+	}
+	s = &r->cpu[cpu];
+	s->events++;
+	if (s->phase == BEFORE_SNAP1)
+		return;
+	/* After tag 2 the replay goes on, for the /proc/vmstat copy read after it. */
+	s->cur[item] += (u64)delta;
+	if (s->phase != BETWEEN_SNAPS)
+		return;
+	s->events_in_window++;
+	s->traced[item] += (u64)delta;
+	bin_add(r, cpu, item, ts, delta < 0 ? 0 : (u64)delta);
+}
+
+/*
+ * Recorded on the receiving CPU once the dead CPU is gone: its counts move
+ * here. The dead CPU's replay must hold exactly the folded value, and is
+ * zero afterwards, as the kernel's counter is.
+ */
+void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, u64 ts)
+{
+	struct cpu_replay *to, *from;
+
+	if (!valid(r, cpu, item) || dead < 0 || dead >= r->ncpus) {
+		r->unknown_items++;
+		return;
+	}
+	to = &r->cpu[cpu];
+	from = &r->cpu[dead];
+	to->folds_in++;
+	from->folds_out++;
+	if (to->phase != BEFORE_SNAP1)
+		to->cur[item] += value;
+	if (to->phase == BETWEEN_SNAPS)
+		to->fold_net[item] += (long long)value;
+	if (from->phase != BEFORE_SNAP1) {
+		diverged(from, item, (long long)(from->cur[item] - value), DIV_FOLD, ts);
+		from->cur[item] = 0;
+	}
+	if (from->phase == BETWEEN_SNAPS)
+		from->fold_net[item] -= (long long)value;
+}
+
+int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *values, size_t n, u64 ts)
+{
+	struct cpu_replay *s;
+
+	if (cpu < 0 || cpu >= r->ncpus)
+		return 0;
+	if (n != (size_t)r->nitems)
+		return -1;
+	s = &r->cpu[cpu];
+	if (tag == 1) {
+		if (s->phase != BEFORE_SNAP1) {
+			s->snap1_dup = true;
+			return 0;
+		}
+		memcpy(s->snap1, values, n * sizeof(u64));
+		memcpy(s->cur, values, n * sizeof(u64));
+		s->snap1_ts = ts;
+		s->phase = BETWEEN_SNAPS;
+	} else if (tag == 2) {
+		if (s->phase == AFTER_SNAP2) {
+			s->snap2_dup = true;
+			return 0;
+		}
+		if (s->phase == BEFORE_SNAP1)
+			return 0;	/* no start point: reported as a missing snapshot */
+		memcpy(s->snap2, values, n * sizeof(u64));
+		s->snap2_ts = ts;
+		s->phase = AFTER_SNAP2;
+		for (int i = 0; i < r->nitems; i++)
+			diverged(s, i, (long long)(s->cur[i] - values[i]), DIV_SNAP2, ts);
+		/* Go on from the counters, so a loss is reported once, here. */
+		memcpy(s->cur, values, n * sizeof(u64));
+	}
+	return 0;
+}
+
+void replay_marker(struct replay *r, int which, u64 ts)
+{
+	struct marker_totals *m;
+
+	if (which < 0 || which > 3)
+		return;
+	m = &r->marker[which];
+	if (m->seen)
+		return;
+	m->seen = true;
+	m->ts = ts;
+	m->complete = true;
+	memset(m->total, 0, (size_t)r->nitems * sizeof(u64));
+	for (int c = 0; c < r->ncpus; c++) {
+		const struct cpu_replay *s = &r->cpu[c];
+		const u64 *v;
+
+		if (s->phase != BEFORE_SNAP1)
+			v = s->cur;
+		else {
+			if (s->seen)
+				m->complete = false;
+			continue;
+		}
+		for (int i = 0; i < r->nitems; i++)
+			m->total[i] += v[i];
+	}
+}
+
+void replay_missed(struct replay *r, int cpu, long long missed)
+{
+	if (cpu < 0 || cpu >= r->ncpus)
+		return;
+	if (missed < 0)
+		r->cpu[cpu].lost_unknown = true;
+	else
+		r->cpu[cpu].missed += missed;
+}

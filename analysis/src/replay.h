@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The per-CPU replay: start each CPU from its tag-1 snapshot, apply every
+ * vm_event_count recorded on it and every fold into or out of it, in ring
+ * buffer order, and compare with its tag-2 snapshot item by item. Memory is
+ * O(CPUs x items) whatever the length of the trace.
+ */
+#ifndef VMSTAT_AUDIT_REPLAY_H
+#define VMSTAT_AUDIT_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef unsigned long long u64;
+
+enum phase { BEFORE_SNAP1, BETWEEN_SNAPS, AFTER_SNAP2 };
+
+/* Where a (cpu, item) pair first diverged. */
+enum divergence_site { DIV_NONE, DIV_FOLD, DIV_SNAP2 };
+
+struct cpu_replay {
+	enum phase phase;
+	bool seen;			/* any record at all on this CPU */
+	bool snap1_dup, snap2_dup;
+	u64 snap1_ts, snap2_ts;
+	u64 events, events_in_window, folds_in, folds_out;
+	long long missed;		/* > 0: known count; lost_unknown: unknown */
+	bool lost_unknown;
+	u64 *snap1, *snap2, *cur;	/* counters: tag 1, tag 2, replayed */
+	u64 *traced;			/* sum of vm_event_count deltas in the window */
+	long long *fold_net;		/* folded in minus folded out, in the window */
+	long long *shortfall;		/* replayed - counter, summed over every check */
+	u64 *div_ts;			/* first divergence */
+	unsigned char *div_site;
+	unsigned int *bins;		/* activity histogram: nbins per item */
+};
+
+struct marker_totals {
+	bool seen;
+	u64 ts;
+	u64 *total;			/* replayed global total per item at the marker */
+	bool complete;			/* every CPU with data was between its snapshots */
+};
+
+#define MAX_BINS 256
+
+struct replay {
+	int ncpus, nitems;
+	struct cpu_replay *cpu;
+	/* markers: [0] vmstat-1 begin, [1] vmstat-1 end, [2] vmstat-2 begin, [3] vmstat-2 end */
+	struct marker_totals marker[4];
+	u64 first_ts, bin_ns;
+	int nbins;
+	u64 records, unknown_items;
+	int bad_cpu_events;
+};
+
+int replay_init(struct replay *r, int ncpus, int nitems);
+void replay_free(struct replay *r);
+void replay_count(struct replay *r, int cpu, int item, long long delta, u64 ts);
+void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, u64 ts);
+/* Returns -1 when the array does not have nitems entries. */
+int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *values, size_t n, u64 ts);
+void replay_marker(struct replay *r, int which, u64 ts);
+void replay_missed(struct replay *r, int cpu, long long missed);
+void replay_seen(struct replay *r, int cpu, u64 ts);
+
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Parsers for the text files a run directory holds besides trace.dat: the
+ * /proc/vmstat copies and the tables <debugfs>/vmstat/snapshot prints.
+ * They take a buffer (not a path) so the fuzzer can drive them directly.
+ */
+#ifndef VMSTAT_AUDIT_TEXT_INPUTS_H
+#define VMSTAT_AUDIT_TEXT_INPUTS_H
+
+#include <stddef.h>
+
+struct vmstat_file {
+	size_t n;
+	char **names;
+	unsigned long long *values;
+};
+
+struct snapshot_table {
+	unsigned int tag;
+	size_t ncpus, nitems;
+	int *cpus;			/* ncpus CPU numbers, as the header names them */
+	char **names;			/* nitems item names */
+	unsigned long long *values;	/* nitems x ncpus, row by row */
+};
+
+/* Both return 0, or -1 with a one-line reason in err (line numbers are 1-based). */
+int parse_vmstat(const char *buf, size_t len, struct vmstat_file *out, char *err, size_t errlen);
+int parse_snapshot_table(const char *buf, size_t len, struct snapshot_table *out,
+			 char *err, size_t errlen);
+void free_vmstat(struct vmstat_file *v);
+void free_snapshot_table(struct snapshot_table *t);
+
+/* Looks a name up; returns its index or -1. */
+long vmstat_find(const struct vmstat_file *v, const char *name);
+
+/* Reads a whole file; returns 0 or -1 with errno set. The buffer is NUL-terminated. */
+int read_whole_file(const char *path, char **buf, size_t *len);
+
+#endif

@@ -1,0 +1,136 @@
+#!/bin/sh
+# The recording protocol, run in the guest by the job scripts/run leaves on the share.
+# Every parameter is here, with its default; the host overrides them through the environment.
+#
+# Sequence: swap on -> trace-cmd record starts -> settle -> snapshot 1 -> /proc/vmstat copy 1
+# (between two trace markers) -> stress -> snapshot 2 -> /proc/vmstat copy 2 (between markers)
+# -> trace-cmd stops. Everything lands in $OUT.
+
+OUT=${OUT:-/share}
+DURATION=${DURATION:-30}            # seconds of stress
+BUFFER_KB=${BUFFER_KB:-8192}        # ring buffer per CPU; the overrun scenario makes it tiny
+# "global" orders events across CPUs (a single clock, serialised); "local" (per-CPU TSC) does
+# not and this guest's TSC is marked unstable anyway. The audit refuses clocks it cannot trust.
+CLOCK=${CLOCK:-global}
+# trace-cmd 3.1.6's default file (version 7, zstd) from this guest does not read on the host.
+FILE_OPTS=${FILE_OPTS:---compression none}
+EVENTS=${EVENTS:-vmstat:vm_event_count vmstat:vm_event_fold vmstat:vm_event_snapshot}
+SETTLE=${SETTLE:-1}                 # seconds between enabling the events and snapshot 1
+HOTPLUG=${HOTPLUG:-0}               # 1: take CPUs offline and online again during the stress
+INJECT=${INJECT:-0}                 # N > 0: drop every Nth traced update (positive control)
+HOG_MB=${HOG_MB:-auto}              # the stress hog's size; auto: 1.5 x guest RAM
+SWAP_MB=${SWAP_MB:-auto}            # zram swap size; auto: guest RAM; 0: no swap
+WORKERS=${WORKERS:-0}               # stress workers; 0: one per online CPU
+
+TRACING=/sys/kernel/tracing
+VMSTAT_DBG=/sys/kernel/debug/vmstat
+log() { echo "record: $*"; }
+fail() { echo "record: error: $*" >&2; exit 1; }
+marker() { echo "percpu-vmstat: $*" >"$TRACING/trace_marker"; }
+
+[ -w "$VMSTAT_DBG/snapshot" ] || fail "$VMSTAT_DBG/snapshot missing: kernel without CONFIG_VM_EVENT_TRACING?"
+[ -d "$TRACING/events/vmstat" ] || fail "no vmstat events in $TRACING: kernel without the series?"
+mem_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
+[ "$HOG_MB" = auto ] && HOG_MB=$((mem_mb * 3 / 2))
+[ "$SWAP_MB" = auto ] && SWAP_MB=$mem_mb
+echo -1000 >/proc/self/oom_score_adj
+
+if [ "$SWAP_MB" -gt 0 ] && [ -e /sys/block/zram0/disksize ]; then
+	echo "${SWAP_MB}M" >/sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null &&
+		swapon /dev/zram0 && log "zram swap: ${SWAP_MB} MB"
+fi
+
+cat >"$OUT/record.env" <<ENV
+DURATION=$DURATION
+BUFFER_KB=$BUFFER_KB
+CLOCK=$CLOCK
+FILE_OPTS=$FILE_OPTS
+EVENTS=$EVENTS
+SETTLE=$SETTLE
+HOTPLUG=$HOTPLUG
+INJECT=$INJECT
+HOG_MB=$HOG_MB
+SWAP_MB=$SWAP_MB
+WORKERS=$WORKERS
+GUEST_MEM_MB=$mem_mb
+GUEST_CPUS_ONLINE=$(nproc)
+GUEST_KERNEL=$(uname -r)
+ENV
+
+event_args=
+for e in $EVENTS; do event_args="$event_args -e $e"; done
+# shellcheck disable=SC2086 # FILE_OPTS and event_args are lists of words
+trace-cmd record $FILE_OPTS -C "$CLOCK" -b "$BUFFER_KB" $event_args -o "$OUT/trace.dat" \
+	>"$OUT/trace-cmd.log" 2>&1 &
+tc=$!
+# trace-cmd is recording once the events are enabled and tracing is on.
+i=0
+until [ "$(cat "$TRACING/events/vmstat/vm_event_count/enable")" = 1 ] &&
+	[ "$(cat "$TRACING/tracing_on")" = 1 ]; do
+	i=$((i + 1))
+	[ $i -le 300 ] || { kill "$tc"; fail "trace-cmd did not start in 30 s (see trace-cmd.log)"; }
+	kill -0 "$tc" 2>/dev/null || fail "trace-cmd exited at start: $(tail -n 3 "$OUT/trace-cmd.log")"
+	sleep 0.1
+done
+log "recording: clock $CLOCK, $BUFFER_KB KB per CPU, events: $EVENTS"
+sleep "$SETTLE"
+
+snapshot() {
+	echo "$1" >"$VMSTAT_DBG/snapshot"
+	cat "$VMSTAT_DBG/snapshot" >"$OUT/snapshot-$1.txt"
+	marker "vmstat-$1 begin"
+	cat /proc/vmstat >"$OUT/vmstat-$1.txt"
+	marker "vmstat-$1 end"
+}
+
+snapshot 1
+log "snapshot 1 taken; stress for ${DURATION}s"
+
+if [ "$INJECT" -gt 0 ]; then
+	[ -w "$VMSTAT_DBG/inject_lost_every" ] || fail "INJECT=$INJECT but the kernel has no CONFIG_VM_EVENT_LOSS_INJECTION"
+	before=$(cat "$VMSTAT_DBG/injected_lost_delta")
+	echo "$INJECT" >"$VMSTAT_DBG/inject_lost_every"
+fi
+
+hotplug_pid=
+if [ "$HOTPLUG" = 1 ]; then
+	(
+		cycles=0
+		end=$(($(date +%s) + DURATION))
+		while [ "$(date +%s)" -lt "$end" ]; do
+			for c in /sys/devices/system/cpu/cpu[1-9]*; do
+				[ -w "$c/online" ] || continue
+				echo 0 >"$c/online" 2>/dev/null && cycles=$((cycles + 1))
+				sleep 0.3
+				echo 1 >"$c/online" 2>/dev/null
+				sleep 0.3
+			done
+		done
+		echo "$cycles" >"$OUT/hotplug-cycles.txt"
+	) &
+	hotplug_pid=$!
+fi
+
+stress_rc=0
+vmstress --duration "$DURATION" --workers "$WORKERS" --hog-mb "$HOG_MB" --verbose || stress_rc=$?
+[ -n "$hotplug_pid" ] && wait "$hotplug_pid"
+for c in /sys/devices/system/cpu/cpu[1-9]*; do
+	[ -w "$c/online" ] && echo 1 >"$c/online" 2>/dev/null
+done
+
+if [ "$INJECT" -gt 0 ]; then
+	echo 0 >"$VMSTAT_DBG/inject_lost_every"
+	after=$(cat "$VMSTAT_DBG/injected_lost_delta")
+	echo $((after - before)) >"$OUT/injected-lost-delta.txt"
+	log "injected: $((after - before)) lost"
+fi
+
+snapshot 2
+log "snapshot 2 taken; stopping trace-cmd"
+kill -INT "$tc"
+wait "$tc"
+tc_rc=$?
+swapoff /dev/zram0 2>/dev/null
+[ "$tc_rc" -eq 0 ] || fail "trace-cmd record exited with $tc_rc: $(tail -n 3 "$OUT/trace-cmd.log")"
+[ "$stress_rc" -eq 0 ] || fail "vmstress exited with $stress_rc"
+log "done"
