@@ -35,6 +35,11 @@ mem_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
 [ "$SWAP_MB" = auto ] && SWAP_MB=$mem_mb
 echo -1000 >/proc/self/oom_score_adj
 
+# The kernel turns THP off by default below 512 MB of RAM (hugepage_init()); the stress wants
+# huge page faults, splits and the huge zero page among its events.
+THP=/sys/kernel/mm/transparent_hugepage
+[ -w "$THP/enabled" ] && echo always >"$THP/enabled" && echo always >"$THP/defrag"
+
 if [ "$SWAP_MB" -gt 0 ] && [ -e /sys/block/zram0/disksize ]; then
 	echo "${SWAP_MB}M" >/sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null &&
 		swapon /dev/zram0 && log "zram swap: ${SWAP_MB} MB"

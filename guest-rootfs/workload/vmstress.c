@@ -351,8 +351,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'w':
 			o->workers = (int)strtol(optarg, &end, 10);
-			if (*end || o->workers <= 0 || o->workers > 256) {
-				fprintf(stderr, "vmstress: --workers needs 1..256, not '%s'\n", optarg);
+			if (*end || o->workers < 0 || o->workers > 256) {
+				fprintf(stderr, "vmstress: --workers needs 0 (one per CPU) to 256, not '%s'\n", optarg);
 				return -1;
 			}
 			break;

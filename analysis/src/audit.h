@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The audit's inputs, its findings, and the three ways it reports them. */
+#ifndef VMSTAT_AUDIT_AUDIT_H
+#define VMSTAT_AUDIT_AUDIT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "replay.h"
+#include "text_inputs.h"
+#include "trace_input.h"
+
+enum verdict { CONSISTENT = 0, INCONSISTENT = 1, BAD_INPUT = 2, INCONCLUSIVE = 3 };
+
+struct strlist {
+	size_t n, cap;
+	char **s;
+};
+
+/* The /proc/vmstat check of one item in one copy. */
+enum vm_status { VM_OK, VM_BELOW, VM_ABOVE, VM_MISSING, VM_UNCHECKED };
+
+struct audit {
+	struct trace_input t;
+	struct replay r;
+	struct vmstat_file vm[2];
+	bool have_vm[2];
+	struct snapshot_table st[2];
+	bool have_st[2];
+	unsigned char *vm_status[2];	/* nitems each */
+	struct strlist inconclusive, inconsistent, notes;
+	long long shortfall;		/* updates counted by events but missing from counters */
+	long long excess;		/* the other way round */
+	int covered;			/* items with a nonzero traced delta */
+	enum verdict verdict;
+};
+
+void strlist_add(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strlist_free(struct strlist *l);
+
+/* Decides the verdict from a finished replay and the text inputs. */
+void audit_evaluate(struct audit *a);
+
+const char *verdict_name(enum verdict v);
+long long counter_delta(const struct audit *a, int cpu, int item);
+long long replay_delta(const struct audit *a, int cpu, int item);
+bool cpu_has_window(const struct audit *a, int cpu);
+
+void report_text(const struct audit *a, FILE *out);
+void report_json(const struct audit *a, FILE *out);
+void report_svg(const struct audit *a, FILE *out);
+
+#endif

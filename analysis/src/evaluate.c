@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit.h"
+
+void strlist_add(struct strlist *l, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		return;
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 8;
+		char **ns = realloc(l->s, ncap * sizeof(*ns));
+
+		if (!ns) {
+			free(s);
+			return;
+		}
+		l->s = ns;
+		l->cap = ncap;
+	}
+	l->s[l->n++] = s;
+}
+
+void strlist_free(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->s[i]);
+	free(l->s);
+	memset(l, 0, sizeof(*l));
+}
+
+const char *verdict_name(enum verdict v)
+{
+	switch (v) {
+	case CONSISTENT:
+		return "CONSISTENT";
+	case INCONSISTENT:
+		return "INCONSISTENT";
+	case INCONCLUSIVE:
+		return "INCONCLUSIVE";
+	default:
+		return "BAD INPUT";
+	}
+}
+
+bool cpu_has_window(const struct audit *a, int cpu)
+{
+	return a->r.cpu[cpu].phase == AFTER_SNAP2;
+}
+
+long long counter_delta(const struct audit *a, int cpu, int item)
+{
+	const struct cpu_replay *s = &a->r.cpu[cpu];
+
+	if (!cpu_has_window(a, cpu))
+		return 0;
+	return (long long)(s->snap2[item] - s->snap1[item]);
+}
+
+long long replay_delta(const struct audit *a, int cpu, int item)
+{
+	const struct cpu_replay *s = &a->r.cpu[cpu];
+
+	return (long long)s->traced[item] + s->fold_net[item];
+}
+
+static const char *item_name(const struct audit *a, int i)
+{
+	return a->t.item_names[i] ? a->t.item_names[i] : "(unnamed)";
+}
+
+/* /proc/vmstat prints these in KiB, the counters hold sectors: see vmstat_start() in mm/vmstat.c. */
+static bool halved_in_proc(const char *name)
+{
+	return !strcmp(name, "pgpgin") || !strcmp(name, "pgpgout");
+}
+
+static void check_vmstat_copy(struct audit *a, int k)
+{
+	const struct marker_totals *lo = &a->r.marker[2 * k], *hi = &a->r.marker[2 * k + 1];
+	int bad = 0, missing = 0;
+
+	a->vm_status[k] = calloc((size_t)a->t.nitems, 1);
+	if (!a->vm_status[k]) {
+		strlist_add(&a->inconclusive, "out of memory checking /proc/vmstat copy %d", k + 1);
+		return;
+	}
+	if (!a->have_vm[k]) {
+		memset(a->vm_status[k], VM_UNCHECKED, (size_t)a->t.nitems);
+		strlist_add(&a->inconclusive, "no /proc/vmstat copy %d: it was not checked", k + 1);
+		return;
+	}
+	if (!lo->seen || !hi->seen || !lo->complete || !hi->complete) {
+		memset(a->vm_status[k], VM_UNCHECKED, (size_t)a->t.nitems);
+		strlist_add(&a->inconclusive,
+			    "/proc/vmstat copy %d cannot be bracketed: marker 'vmstat-%d %s' %s", k + 1, k + 1,
+			    !lo->seen || !lo->complete ? "begin" : "end",
+			    (!lo->seen || !hi->seen) ? "is missing from the trace"
+						     : "came before some CPU's tag-1 snapshot");
+		return;
+	}
+	for (int i = 0; i < a->t.nitems; i++) {
+		const char *name = a->t.item_names[i];
+		long idx;
+		u64 v, l = lo->total[i], h = hi->total[i];
+
+		if (!name)
+			continue;
+		idx = vmstat_find(&a->vm[k], name);
+		if (idx < 0) {
+			a->vm_status[k][i] = VM_MISSING;
+			missing++;
+			continue;
+		}
+		v = a->vm[k].values[idx];
+		if (halved_in_proc(name)) {
+			l /= 2;
+			h /= 2;
+		}
+		if (v < l) {
+			a->vm_status[k][i] = VM_BELOW;
+			strlist_add(&a->inconsistent,
+				    "/proc/vmstat copy %d: %s = %llu, below the replayed total %llu at the "
+				    "marker before the read", k + 1, name, v, l);
+			bad++;
+		} else if (v > h) {
+			a->vm_status[k][i] = VM_ABOVE;
+			strlist_add(&a->inconsistent,
+				    "/proc/vmstat copy %d: %s = %llu, above the replayed total %llu at the "
+				    "marker after the read", k + 1, name, v, h);
+			bad++;
+		}
+	}
+	if (missing)
+		strlist_add(&a->inconsistent, "/proc/vmstat copy %d lacks %d item(s) the trace names",
+			    k + 1, missing);
+}
+
+/* The debugfs table printed after each snapshot must hold the values its events hold. */
+static void check_snapshot_text(struct audit *a, int k)
+{
+	const struct snapshot_table *st = &a->st[k];
+	int bad = 0;
+
+	if (!a->have_st[k])
+		return;
+	if (st->tag != (unsigned int)(k + 1)) {
+		strlist_add(&a->inconsistent, "snapshot table %d has tag %u", k + 1, st->tag);
+		return;
+	}
+	for (size_t c = 0; c < st->ncpus; c++) {
+		int cpu = st->cpus[c];
+
+		if (cpu < 0 || cpu >= a->r.ncpus || a->r.cpu[cpu].phase == BEFORE_SNAP1 ||
+		    (k == 1 && a->r.cpu[cpu].phase != AFTER_SNAP2)) {
+			strlist_add(&a->inconclusive, "snapshot table %d names cpu%d, which has no "
+				    "tag-%d snapshot event", k + 1, cpu, k + 1);
+			continue;
+		}
+		for (size_t j = 0; j < st->nitems; j++) {
+			const u64 *ev = k == 0 ? a->r.cpu[cpu].snap1 : a->r.cpu[cpu].snap2;
+			int i;
+
+			for (i = 0; i < a->t.nitems; i++)
+				if (a->t.item_names[i] && !strcmp(a->t.item_names[i], st->names[j]))
+					break;
+			if (i == a->t.nitems) {
+				if (c == 0)
+					strlist_add(&a->inconsistent, "snapshot table %d names '%s', which the "
+						    "trace does not know", k + 1, st->names[j]);
+				continue;
+			}
+			if (st->values[j * st->ncpus + c] != ev[i] && bad++ < 5)
+				strlist_add(&a->inconsistent, "snapshot table %d: cpu%d %s = %llu, its event "
+					    "says %llu", k + 1, cpu, st->names[j],
+					    st->values[j * st->ncpus + c], ev[i]);
+		}
+	}
+}
+
+void audit_evaluate(struct audit *a)
+{
+	const struct replay *r = &a->r;
+	bool any_snap[3] = { false, false, false };
+
+	if (!clock_orders_cpus(a->t.clock))
+		strlist_add(&a->inconclusive, "trace clock '%s' does not order events across CPUs "
+			    "(record with -C global or mono)", a->t.clock);
+	if (!a->t.have_cpustats)
+		strlist_add(&a->inconclusive, "the file has no per-CPU ring buffer statistics: "
+			    "overruns cannot be ruled out");
+	if (r->unknown_items)
+		strlist_add(&a->inconclusive, "%llu events name an item or CPU outside the trace's "
+			    "own tables", r->unknown_items);
+
+	for (int c = 0; c < r->ncpus; c++) {
+		const struct cpu_replay *s = &r->cpu[c];
+		const struct cpu_stats *st = &a->t.stats[c];
+
+		if (s->phase != BEFORE_SNAP1)
+			any_snap[1] = true;
+		if (s->phase == AFTER_SNAP2)
+			any_snap[2] = true;
+		if (s->lost_unknown || s->missed > 0)
+			strlist_add(&a->inconclusive, "CPU %d lost events in the ring buffer (%s)", c,
+				    s->lost_unknown ? "count unknown" : "missed events reported");
+		if (st->overrun || st->commit_overrun || st->dropped)
+			strlist_add(&a->inconclusive, "CPU %d ring buffer overran: %llu overwritten, "
+				    "%llu commit overruns, %llu dropped", c, st->overrun,
+				    st->commit_overrun, st->dropped);
+		if (s->snap1_dup || s->snap2_dup)
+			strlist_add(&a->inconclusive, "CPU %d has more than one snapshot with the same tag", c);
+		if (s->seen && s->phase == BEFORE_SNAP1)
+			strlist_add(&a->inconclusive, "CPU %d has events but no tag-1 snapshot", c);
+		else if (s->phase == BETWEEN_SNAPS)
+			strlist_add(&a->inconclusive, "CPU %d has a tag-1 snapshot but no tag-2 snapshot", c);
+	}
+	if (!any_snap[1])
+		strlist_add(&a->inconclusive, "no tag-1 snapshot in the trace");
+	else if (!any_snap[2])
+		strlist_add(&a->inconclusive, "no tag-2 snapshot in the trace");
+
+	for (int c = 0; c < r->ncpus; c++) {
+		const struct cpu_replay *s = &r->cpu[c];
+
+		for (int i = 0; i < a->t.nitems; i++) {
+			long long d = s->shortfall[i];
+
+			if (!d)
+				continue;
+			if (d > 0)
+				a->shortfall += d;
+			else
+				a->excess -= d;
+			strlist_add(&a->inconsistent,
+				    "cpu%d %s: counter moved %lld, events say %lld (difference %+lld), "
+				    "first diverged at %s, %.6f s",
+				    c, item_name(a, i), counter_delta(a, c, i), replay_delta(a, c, i), -d,
+				    s->div_site[i] == DIV_FOLD ? "the fold of this CPU" : "the tag-2 snapshot",
+				    (double)s->div_ts[i] / 1e9);
+		}
+	}
+	for (int i = 0; i < a->t.nitems; i++) {
+		for (int c = 0; c < r->ncpus; c++) {
+			if (r->cpu[c].traced[i]) {
+				a->covered++;
+				break;
+			}
+		}
+	}
+	check_vmstat_copy(a, 0);
+	check_vmstat_copy(a, 1);
+	check_snapshot_text(a, 0);
+	check_snapshot_text(a, 1);
+
+	if (a->inconclusive.n)
+		a->verdict = INCONCLUSIVE;
+	else if (a->inconsistent.n)
+		a->verdict = INCONSISTENT;
+	else
+		a->verdict = CONSISTENT;
+}

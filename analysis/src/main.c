@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmstat-audit: replays a trace.dat of the vmstat tracepoints per CPU and
+ * checks it exactly against the per-CPU snapshots and /proc/vmstat.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "audit.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: vmstat-audit [options] RUN_DIR\n"
+		"       vmstat-audit [options] --trace FILE [--vmstat-before FILE --vmstat-after FILE]\n"
+		"                    [--snapshot-before FILE --snapshot-after FILE]\n"
+		"\n"
+		"Replays the vmstat:vm_event_count/vm_event_fold events of every CPU from its tag-1\n"
+		"vm_event_snapshot to its tag-2 snapshot and compares, item by item, exactly; checks\n"
+		"each /proc/vmstat copy against the replayed totals at the trace markers around it.\n"
+		"RUN_DIR is a directory from `make run` (trace.dat, vmstat-1.txt, vmstat-2.txt,\n"
+		"snapshot-1.txt, snapshot-2.txt).\n"
+		"\n"
+		"  --json            print the JSON report (schema: analysis/README.md) instead of the table\n"
+		"  --json-out FILE   also write the JSON report to FILE\n"
+		"  --svg FILE        write a chart of events per second per CPU for the busiest items\n"
+		"  --progress        progress on stderr (default: when stderr is a terminal)\n"
+		"  --no-progress     no progress output\n"
+		"  -h, --help        this text\n"
+		"\n"
+		"Exit status: 0 CONSISTENT, 1 INCONSISTENT, 2 bad input or usage, 3 INCONCLUSIVE\n"
+		"(data may be missing: lost events, overrun, a missing snapshot, marker or copy).\n");
+}
+
+static int bad_input(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "vmstat-audit: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+	return BAD_INPUT;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	char *p = NULL;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return NULL;
+	return p;
+}
+
+static int load_vmstat(const char *path, struct vmstat_file *v)
+{
+	char *buf, err[256];
+	size_t len;
+	int rc;
+
+	if (read_whole_file(path, &buf, &len))
+		return bad_input("%s: %s", path, strerror(errno));
+	rc = parse_vmstat(buf, len, v, err, sizeof(err));
+	free(buf);
+	if (rc)
+		return bad_input("%s: not a /proc/vmstat copy: %s", path, err);
+	return 0;
+}
+
+static int load_snapshot(const char *path, struct snapshot_table *t)
+{
+	char *buf, err[256];
+	size_t len;
+	int rc;
+
+	if (read_whole_file(path, &buf, &len))
+		return bad_input("%s: %s", path, strerror(errno));
+	rc = parse_snapshot_table(buf, len, t, err, sizeof(err));
+	free(buf);
+	if (rc)
+		return bad_input("%s: not a vmstat snapshot table: %s", path, err);
+	return 0;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return path && stat(path, &st) == 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "trace", required_argument, NULL, 't' },
+		{ "vmstat-before", required_argument, NULL, 'b' },
+		{ "vmstat-after", required_argument, NULL, 'a' },
+		{ "snapshot-before", required_argument, NULL, 'B' },
+		{ "snapshot-after", required_argument, NULL, 'A' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "json-out", required_argument, NULL, 'J' },
+		{ "svg", required_argument, NULL, 's' },
+		{ "progress", no_argument, NULL, 'p' },
+		{ "no-progress", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *paths[5] = { NULL };	/* trace, vmstat 1, vmstat 2, snapshot 1, snapshot 2 */
+	char *owned[5] = { NULL };
+	const char *svg = NULL, *json_out = NULL;
+	int json = 0, progress = isatty(STDERR_FILENO), c, rc = 0;
+	static struct audit a;
+	char err[512];
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't': paths[0] = optarg; break;
+		case 'b': paths[1] = optarg; break;
+		case 'a': paths[2] = optarg; break;
+		case 'B': paths[3] = optarg; break;
+		case 'A': paths[4] = optarg; break;
+		case 'j': json = 1; break;
+		case 'J': json_out = optarg; break;
+		case 's': svg = optarg; break;
+		case 'p': progress = 1; break;
+		case 'P': progress = 0; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return BAD_INPUT;
+		}
+	}
+	if (optind < argc) {
+		const char *dir = argv[optind++];
+		static const char *const names[5] = {
+			"trace.dat", "vmstat-1.txt", "vmstat-2.txt", "snapshot-1.txt", "snapshot-2.txt",
+		};
+		struct stat st;
+
+		if (paths[0])
+			return bad_input("give a RUN_DIR or --trace, not both%s%s", "", "");
+		if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+			return bad_input("%s: not a run directory (%s)", dir,
+					 errno ? strerror(errno) : "not a directory");
+		for (int k = 0; k < 5; k++) {
+			owned[k] = join(dir, names[k]);
+			if (!owned[k])
+				return bad_input("out of memory%s%s", "", "");
+			if (!paths[k] && (k == 0 || exists(owned[k])))
+				paths[k] = owned[k];
+		}
+		if (!exists(paths[0]))
+			return bad_input("%s: missing; is %s a directory from `make run`?", paths[0], dir);
+	}
+	if (optind < argc) {
+		fprintf(stderr, "vmstat-audit: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return BAD_INPUT;
+	}
+	if (!paths[0]) {
+		fprintf(stderr, "vmstat-audit: no input: give a RUN_DIR or --trace FILE (see --help)\n");
+		return BAD_INPUT;
+	}
+
+	for (int k = 0; k < 2; k++) {
+		if (paths[1 + k]) {
+			rc = load_vmstat(paths[1 + k], &a.vm[k]);
+			if (rc)
+				return rc;
+			a.have_vm[k] = true;
+		}
+		if (paths[3 + k]) {
+			rc = load_snapshot(paths[3 + k], &a.st[k]);
+			if (rc)
+				return rc;
+			a.have_st[k] = true;
+		}
+	}
+	if (trace_open(&a.t, paths[0], err, sizeof(err))) {
+		fprintf(stderr, "vmstat-audit: %s\n", err);
+		trace_close(&a.t);
+		return BAD_INPUT;
+	}
+	if (replay_init(&a.r, a.t.ncpus, a.t.nitems)) {
+		fprintf(stderr, "vmstat-audit: out of memory for %d CPUs x %d items\n", a.t.ncpus, a.t.nitems);
+		return BAD_INPUT;
+	}
+	if (trace_replay(&a.t, &a.r, progress, err, sizeof(err))) {
+		fprintf(stderr, "vmstat-audit: %s\n", err);
+		return BAD_INPUT;
+	}
+	audit_evaluate(&a);
+
+	if (json)
+		report_json(&a, stdout);
+	else
+		report_text(&a, stdout);
+	if (json_out) {
+		FILE *f = fopen(json_out, "w");
+
+		if (!f)
+			return bad_input("%s: cannot write: %s", json_out, strerror(errno));
+		report_json(&a, f);
+		if (fclose(f))
+			return bad_input("%s: cannot write: %s", json_out, strerror(errno));
+	}
+	if (svg) {
+		FILE *f = fopen(svg, "w");
+
+		if (!f)
+			return bad_input("%s: cannot write: %s", svg, strerror(errno));
+		report_svg(&a, f);
+		if (fclose(f))
+			return bad_input("%s: cannot write: %s", svg, strerror(errno));
+	}
+	rc = (int)a.verdict;
+
+	for (int k = 0; k < 2; k++) {
+		free_vmstat(&a.vm[k]);
+		free_snapshot_table(&a.st[k]);
+		free(a.vm_status[k]);
+	}
+	strlist_free(&a.inconsistent);
+	strlist_free(&a.inconclusive);
+	strlist_free(&a.notes);
+	replay_free(&a.r);
+	trace_close(&a.t);
+	for (int k = 0; k < 5; k++)
+		free(owned[k]);
+	return rc;
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit.h"
+
+static const char *name_of(const struct audit *a, int i)
+{
+	return a->t.item_names[i] ? a->t.item_names[i] : "(unnamed)";
+}
+
+static long long vmstat_delta(const struct audit *a, int i, bool *ok)
+{
+	long i0, i1;
+
+	*ok = false;
+	if (!a->have_vm[0] || !a->have_vm[1] || !a->t.item_names[i])
+		return 0;
+	i0 = vmstat_find(&a->vm[0], a->t.item_names[i]);
+	i1 = vmstat_find(&a->vm[1], a->t.item_names[i]);
+	if (i0 < 0 || i1 < 0)
+		return 0;
+	*ok = true;
+	return (long long)(a->vm[1].values[i1] - a->vm[0].values[i0]);
+}
+
+static bool item_active(const struct audit *a, int i)
+{
+	bool ok;
+
+	for (int c = 0; c < a->r.ncpus; c++)
+		if (counter_delta(a, c, i) || replay_delta(a, c, i) || a->r.cpu[c].shortfall[i])
+			return true;
+	return vmstat_delta(a, i, &ok) != 0;
+}
+
+static const char *item_status(const struct audit *a, int i)
+{
+	for (int c = 0; c < a->r.ncpus; c++)
+		if (a->r.cpu[c].shortfall[i])
+			return "DIVERGED";
+	for (int k = 0; k < 2; k++) {
+		if (!a->vm_status[k])
+			continue;
+		if (a->vm_status[k][i] == VM_BELOW || a->vm_status[k][i] == VM_ABOVE)
+			return "VMSTAT-OUT";
+		if (a->vm_status[k][i] == VM_MISSING)
+			return "VMSTAT-MISSING";
+	}
+	return "ok";
+}
+
+/*
+ * Item by CPU: each cell is how far that CPU's counter moved between the
+ * snapshots; where the events say otherwise it shows "events/counter".
+ */
+void report_text(const struct audit *a, FILE *out)
+{
+	const struct replay *r = &a->r;
+	int shown = 0;
+
+	fprintf(out, "vmstat-audit: %s, clock %s, %d CPUs, %d items\n\n", a->t.path, a->t.clock,
+		r->ncpus, a->t.nitems);
+	fprintf(out, "%-30s", "item (delta between snapshots)");
+	for (int c = 0; c < r->ncpus; c++) {
+		char h[16];
+
+		snprintf(h, sizeof(h), "cpu%d", c);
+		fprintf(out, " %12s", h);
+	}
+	fprintf(out, " %12s %14s  %s\n", "all cpus", "/proc/vmstat", "status");
+	for (int i = 0; i < a->t.nitems; i++) {
+		long long total = 0, vd;
+		bool ok;
+
+		if (!item_active(a, i))
+			continue;
+		shown++;
+		fprintf(out, "%-30.30s", name_of(a, i));
+		for (int c = 0; c < r->ncpus; c++) {
+			long long cd = counter_delta(a, c, i), rd = replay_delta(a, c, i);
+			char cell[48];
+
+			if (!cpu_has_window(a, c))
+				snprintf(cell, sizeof(cell), "-");
+			else if (cd == rd)
+				snprintf(cell, sizeof(cell), "%lld", cd);
+			else
+				snprintf(cell, sizeof(cell), "%lld/%lld", rd, cd);
+			fprintf(out, " %12s", cell);
+			total += cd;
+		}
+		vd = vmstat_delta(a, i, &ok);
+		fprintf(out, " %12lld", total);
+		if (ok)
+			fprintf(out, " %14lld", vd);
+		else
+			fprintf(out, " %14s", "-");
+		fprintf(out, "  %s\n", item_status(a, i));
+	}
+	if (!shown)
+		fprintf(out, "(no item moved between the snapshots)\n");
+	fprintf(out, "\n/proc/vmstat shows pgpgin/pgpgout in KiB: half the counter.\n\n");
+
+	for (int c = 0; c < r->ncpus; c++) {
+		const struct cpu_replay *s = &r->cpu[c];
+
+		fprintf(out, "cpu%d: %llu vm_event_count events (%llu between the snapshots), "
+			"%llu folds in, %llu out%s\n", c, s->events, s->events_in_window, s->folds_in,
+			s->folds_out, s->lost_unknown || s->missed ? ", EVENTS LOST" : "");
+	}
+	fprintf(out, "item coverage: %d of %d items moved by traced events\n", a->covered, a->t.nitems);
+	if (a->shortfall || a->excess)
+		fprintf(out, "shortfall: %lld counted by events but missing from the counters; "
+			"excess: %lld\n", a->shortfall, a->excess);
+	for (size_t k = 0; k < a->inconsistent.n && k < 40; k++)
+		fprintf(out, "inconsistent: %s\n", a->inconsistent.s[k]);
+	if (a->inconsistent.n > 40)
+		fprintf(out, "inconsistent: ... and %zu more (see --json)\n", a->inconsistent.n - 40);
+	for (size_t k = 0; k < a->inconclusive.n; k++)
+		fprintf(out, "inconclusive: %s\n", a->inconclusive.s[k]);
+	for (size_t k = 0; k < a->notes.n; k++)
+		fprintf(out, "note: %s\n", a->notes.s[k]);
+	fprintf(out, "VERDICT: %s (%d items covered, shortfall %lld)\n", verdict_name(a->verdict),
+		a->covered, a->shortfall);
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+static void json_strlist(FILE *out, const char *key, const struct strlist *l)
+{
+	fprintf(out, "  \"%s\": [", key);
+	for (size_t k = 0; k < l->n; k++) {
+		fputs(k ? ", " : "", out);
+		json_string(out, l->s[k]);
+	}
+	fputs("],\n", out);
+}
+
+/* The schema is documented in analysis/README.md. */
+void report_json(const struct audit *a, FILE *out)
+{
+	const struct replay *r = &a->r;
+	bool first = true;
+
+	fprintf(out, "{\n  \"schema\": \"vmstat-audit/1\",\n  \"verdict\": \"%s\",\n  \"exit_code\": %d,\n",
+		verdict_name(a->verdict), (int)a->verdict);
+	fputs("  \"trace\": ", out);
+	json_string(out, a->t.path);
+	fputs(",\n  \"clock\": ", out);
+	json_string(out, a->t.clock);
+	fprintf(out, ",\n  \"cpus\": %d,\n  \"items\": %d,\n  \"coverage\": %d,\n", r->ncpus,
+		a->t.nitems, a->covered);
+	fprintf(out, "  \"shortfall\": %lld,\n  \"excess\": %lld,\n", a->shortfall, a->excess);
+	json_strlist(out, "inconsistent", &a->inconsistent);
+	json_strlist(out, "inconclusive", &a->inconclusive);
+	fputs("  \"per_cpu\": [", out);
+	for (int c = 0; c < r->ncpus; c++) {
+		const struct cpu_replay *s = &r->cpu[c];
+
+		fprintf(out, "%s\n    {\"cpu\": %d, \"events\": %llu, \"events_between_snapshots\": %llu, "
+			"\"folds_in\": %llu, \"folds_out\": %llu, \"both_snapshots\": %s, "
+			"\"events_lost\": %s, \"overrun\": %llu}", c ? "," : "", c, s->events,
+			s->events_in_window, s->folds_in, s->folds_out,
+			cpu_has_window(a, c) ? "true" : "false",
+			s->lost_unknown || s->missed ? "true" : "false", a->t.stats[c].overrun);
+	}
+	fputs("\n  ],\n  \"per_item\": [", out);
+	for (int i = 0; i < a->t.nitems; i++) {
+		bool ok;
+		long long vd;
+
+		if (!a->t.item_names[i])
+			continue;
+		fprintf(out, "%s\n    {\"item\": ", first ? "" : ",");
+		first = false;
+		json_string(out, a->t.item_names[i]);
+		fprintf(out, ", \"index\": %d, \"cpus\": [", i);
+		for (int c = 0; c < r->ncpus; c++) {
+			const struct cpu_replay *s = &r->cpu[c];
+
+			fprintf(out, "%s{\"cpu\": %d, \"snapshot1\": %llu, \"snapshot2\": %llu, "
+				"\"traced_delta\": %llu, \"fold_net\": %lld, \"counter_delta\": %lld, "
+				"\"difference\": %lld}", c ? ", " : "", c, s->snap1[i], s->snap2[i],
+				s->traced[i], s->fold_net[i], counter_delta(a, c, i), -s->shortfall[i]);
+		}
+		vd = vmstat_delta(a, i, &ok);
+		fputs("], \"proc_vmstat_delta\": ", out);
+		if (ok)
+			fprintf(out, "%lld", vd);
+		else
+			fputs("null", out);
+		fputs(", \"status\": ", out);
+		json_string(out, item_status(a, i));
+		fputc('}', out);
+	}
+	fputs("\n  ]\n}\n", out);
+}
+
+static const char *const palette[] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f",
+};
+
+/*
+ * Events per second per CPU over time for the busiest items, one panel each;
+ * an item whose replay diverged on some CPU is drawn in red and says where.
+ */
+void report_svg(const struct audit *a, FILE *out)
+{
+	const struct replay *r = &a->r;
+	enum { PANELS = 6, W = 900, PH = 120, TOP = 70, LEFT = 70, PW = W - LEFT - 20 };
+	int top[PANELS], npanels = 0, nbins = r->nbins > 0 ? r->nbins : 1;
+	double secs = (double)r->bin_ns / 1e9;
+	const char *vcolor = a->verdict == CONSISTENT ? "#2a7a2a" : "#b00020";
+
+	/* The busiest items, and every diverged one first. */
+	for (int pass = 0; pass < 2; pass++) {
+		while (npanels < PANELS) {
+			int best = -1;
+			u64 best_total = 0;
+
+			for (int i = 0; i < a->t.nitems; i++) {
+				u64 tot = 0;
+				bool div = false, taken = false;
+
+				for (int k = 0; k < npanels; k++)
+					taken |= top[k] == i;
+				if (taken)
+					continue;
+				for (int c = 0; c < r->ncpus; c++) {
+					tot += r->cpu[c].traced[i];
+					div |= r->cpu[c].shortfall[i] != 0;
+				}
+				if (pass == 0 && !div)
+					continue;
+				if (best < 0 || tot > best_total) {
+					best = i;
+					best_total = tot;
+				}
+			}
+			if (best < 0 || (pass == 1 && best_total == 0))
+				break;
+			top[npanels++] = best;
+		}
+	}
+
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"font-family=\"sans-serif\" font-size=\"12\">\n", W, TOP + npanels * (PH + 30) + 20);
+	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	fprintf(out, "<text x=\"10\" y=\"22\" font-size=\"16\" fill=\"%s\">vmstat-audit: %s "
+		"(%d items covered, shortfall %lld)</text>\n", vcolor, verdict_name(a->verdict),
+		a->covered, a->shortfall);
+	fprintf(out, "<text x=\"10\" y=\"42\">vm_event_count events per second per CPU, busiest "
+		"items; bins of %.3f s</text>\n", secs);
+	for (int c = 0; c < r->ncpus && c < 8; c++)
+		fprintf(out, "<text x=\"%d\" y=\"60\" fill=\"%s\">cpu%d</text>\n", LEFT + c * 60,
+			palette[c], c);
+
+	for (int k = 0; k < npanels; k++) {
+		int i = top[k], y0 = TOP + k * (PH + 30) + 20;
+		double max = 1;
+		bool div = false;
+		char where[128] = "";
+
+		for (int c = 0; c < r->ncpus; c++) {
+			for (int b = 0; b < nbins; b++) {
+				double v = r->cpu[c].bins[(size_t)i * MAX_BINS + b] / secs;
+
+				if (v > max)
+					max = v;
+			}
+			if (r->cpu[c].shortfall[i] && !div) {
+				div = true;
+				snprintf(where, sizeof(where), " DIVERGED on cpu%d (difference %+lld)", c,
+					 -r->cpu[c].shortfall[i]);
+			}
+		}
+		fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%s%s (peak %.0f/s)</text>\n", LEFT, y0 - 4,
+			div ? "#b00020" : "black", name_of(a, i), where, max);
+		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
+			"stroke=\"%s\" stroke-width=\"%d\"/>\n", LEFT, y0, PW, PH, div ? "#b00020" : "#999",
+			div ? 2 : 1);
+		for (int c = 0; c < r->ncpus; c++) {
+			fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+				palette[c % 8]);
+			for (int b = 0; b < nbins; b++) {
+				double v = r->cpu[c].bins[(size_t)i * MAX_BINS + b] / secs;
+
+				fprintf(out, "%.1f,%.1f ", LEFT + (b + 0.5) * PW / nbins, y0 + PH - v / max * PH);
+			}
+			fputs("\"/>\n", out);
+		}
+		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.0f</text>\n", LEFT - 4, y0 + 10, max);
+		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>\n", LEFT - 4, y0 + PH);
+		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.1f s</text>\n", LEFT + PW,
+			y0 + PH + 14, nbins * secs);
+	}
+	if (!npanels)
+		fprintf(out, "<text x=\"10\" y=\"%d\">no item moved between the snapshots</text>\n", TOP + 20);
+	fputs("</svg>\n", out);
+}

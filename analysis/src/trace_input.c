@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "trace_input.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <trace-cmd.h>
+
+/*
+ * libtracecmd 1.3 (trace-cmd 3.1.6) exports these, but declares them only in
+ * its private header; the signatures are those of trace-cmd-private.h.
+ */
+int tracecmd_cpus(struct tracecmd_input *handle);
+const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Clocks that read one timeline on every CPU; "local" and "perf" are per-CPU. */
+bool clock_orders_cpus(const char *clock)
+{
+	static const char *const ordered[] = { "global", "mono", "mono_raw", "boot", "tai", "counter" };
+
+	if (!clock)
+		return false;
+	for (size_t i = 0; i < sizeof(ordered) / sizeof(ordered[0]); i++)
+		if (!strcmp(clock, ordered[i]))
+			return true;
+	return false;
+}
+
+static struct tep_print_arg *find_symbolic(struct tep_print_arg *arg)
+{
+	for (; arg; arg = arg->next) {
+		struct tep_print_arg *found = NULL;
+
+		switch (arg->type) {
+		case TEP_PRINT_SYMBOL:
+			return arg;
+		case TEP_PRINT_TYPE:
+			found = find_symbolic(arg->typecast.item);
+			break;
+		case TEP_PRINT_OP:
+			found = find_symbolic(arg->op.left);
+			if (!found)
+				found = find_symbolic(arg->op.right);
+			break;
+		default:
+			break;
+		}
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
+/* Item names from vm_event_count's __print_symbolic() table, indexed by item. */
+static int load_item_names(struct trace_input *t, struct tep_event *ev, char *err, size_t errlen)
+{
+	struct tep_print_arg *sym = find_symbolic(ev->print_fmt.args);
+	struct tep_print_flag_sym *s;
+	long max = -1;
+
+	if (!sym)
+		return fail(err, errlen, "%s: vmstat:vm_event_count has no symbolic item table in its format",
+			    t->path);
+	for (s = sym->symbol.symbols; s; s = s->next) {
+		char *end;
+		long v = strtol(s->value, &end, 0);
+
+		if (*end || v < 0 || v > 65535)
+			return fail(err, errlen, "%s: item table entry '%s' is not a number (enum not exported?)",
+				    t->path, s->value);
+		if (v > max)
+			max = v;
+	}
+	if (max < 0)
+		return fail(err, errlen, "%s: the item table of vmstat:vm_event_count is empty", t->path);
+	t->nitems = (int)max + 1;
+	t->item_names = calloc((size_t)t->nitems, sizeof(char *));
+	if (!t->item_names)
+		return fail(err, errlen, "out of memory");
+	for (s = sym->symbol.symbols; s; s = s->next) {
+		long v = strtol(s->value, NULL, 0);
+
+		if (t->item_names[v])
+			return fail(err, errlen, "%s: item %ld appears twice in the item table", t->path, v);
+		t->item_names[v] = strdup(s->str);
+		if (!t->item_names[v])
+			return fail(err, errlen, "out of memory");
+	}
+	return 0;
+}
+
+static struct tep_format_field *need_field(struct tep_event *ev, const char *name, bool *ok)
+{
+	struct tep_format_field *f = tep_find_field(ev, name);
+
+	if (!f)
+		*ok = false;
+	return f;
+}
+
+/*
+ * The CPUSTAT option text, as "trace-cmd report --stat" prints it:
+ *   CPU: 0
+ *   entries: 148522
+ *   overrun: 0
+ *   commit overrun: 0
+ *   ...
+ *   dropped events: 0
+ */
+int parse_cpustats(const char *text, struct cpu_stats *stats, int ncpus)
+{
+	int cpu = -1, seen = 0;
+	const char *p = text;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char line[128];
+		unsigned long long v;
+		int c;
+
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p = nl ? nl + 1 : NULL;
+		if (sscanf(line, "CPU: %d", &c) == 1) {
+			cpu = (c >= 0 && c < ncpus) ? c : -1;
+			if (cpu >= 0) {
+				stats[cpu].present = true;
+				seen++;
+			}
+			continue;
+		}
+		if (cpu < 0)
+			continue;
+		if (sscanf(line, "overrun: %llu", &v) == 1)
+			stats[cpu].overrun = v;
+		else if (sscanf(line, "commit overrun: %llu", &v) == 1)
+			stats[cpu].commit_overrun = v;
+		else if (sscanf(line, "dropped events: %llu", &v) == 1)
+			stats[cpu].dropped = v;
+	}
+	return seen;
+}
+
+int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen)
+{
+	struct tep_event *count, *fold, *snap, *print;
+	const char *clock, *cpustats;
+	bool ok = true;
+
+	memset(t, 0, sizeof(*t));
+	t->path = path;
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	t->handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	if (!t->handle)
+		return fail(err, errlen, "%s: not a readable trace-cmd file (truncated or corrupt?)", path);
+	t->tep = tracecmd_get_tep(t->handle);
+	t->ncpus = tracecmd_cpus(t->handle);
+	if (!t->tep || t->ncpus <= 0 || t->ncpus > 4096)
+		return fail(err, errlen, "%s: the file names %d CPUs", path, t->ncpus);
+	t->long_size = tep_get_long_size(t->tep);
+	if (t->long_size != 4 && t->long_size != 8)
+		t->long_size = 8;
+
+	count = tep_find_event_by_name(t->tep, "vmstat", "vm_event_count");
+	fold = tep_find_event_by_name(t->tep, "vmstat", "vm_event_fold");
+	snap = tep_find_event_by_name(t->tep, "vmstat", "vm_event_snapshot");
+	print = tep_find_event_by_name(t->tep, "ftrace", "print");
+	if (!count || !snap)
+		return fail(err, errlen, "%s: no vmstat:vm_event_count/vm_event_snapshot formats: "
+			    "recorded without those events, or on a kernel without the series", path);
+	t->id_count = count->id;
+	t->id_snap = snap->id;
+	t->id_fold = fold ? fold->id : -1;
+	t->id_print = print ? print->id : -1;
+	t->f_item = need_field(count, "item", &ok);
+	t->f_delta = need_field(count, "delta", &ok);
+	t->f_tag = need_field(snap, "tag", &ok);
+	t->f_events = need_field(snap, "events", &ok);
+	if (fold) {
+		t->f_fcpu = need_field(fold, "cpu", &ok);
+		t->f_fitem = need_field(fold, "item", &ok);
+		t->f_fvalue = need_field(fold, "value", &ok);
+	}
+	if (print)
+		t->f_buf = need_field(print, "buf", &ok);
+	if (!ok)
+		return fail(err, errlen, "%s: a vmstat event lacks a field this tool reads "
+			    "(item, delta, cpu, value, tag, events, buf)", path);
+	if (!(t->f_events->flags & TEP_FIELD_IS_DYNAMIC))
+		return fail(err, errlen, "%s: vm_event_snapshot.events is not a dynamic array", path);
+	if (load_item_names(t, count, err, errlen))
+		return -1;
+
+	clock = tracecmd_get_trace_clock(t->handle);
+	t->clock = strdup(clock ? clock : "unknown");
+	t->stats = calloc((size_t)t->ncpus, sizeof(*t->stats));
+	if (!t->clock || !t->stats)
+		return fail(err, errlen, "out of memory");
+	cpustats = tracecmd_get_cpustats(t->handle);
+	if (cpustats)
+		t->have_cpustats = parse_cpustats(cpustats, t->stats, t->ncpus) > 0;
+	return 0;
+}
+
+void trace_close(struct trace_input *t)
+{
+	if (t->item_names)
+		for (int i = 0; i < t->nitems; i++)
+			free(t->item_names[i]);
+	free(t->item_names);
+	free(t->clock);
+	free(t->stats);
+	if (t->handle)
+		tracecmd_close(t->handle);
+	memset(t, 0, sizeof(*t));
+}
+
+struct replay_ctx {
+	struct trace_input *t;
+	struct replay *r;
+	u64 *values;			/* one snapshot's worth */
+	int error;
+	char *err;
+	size_t errlen;
+	bool progress;
+	time_t last_progress, started;
+	u64 records;
+};
+
+static bool field_in_record(const struct tep_format_field *f, const struct tep_record *rec)
+{
+	return f->offset >= 0 && f->size > 0 && rec->size >= 0 &&
+	       (long long)f->offset + f->size <= rec->size;
+}
+
+static int read_num(struct replay_ctx *c, struct tep_format_field *f, struct tep_record *rec,
+		    unsigned long long *v)
+{
+	if (!field_in_record(f, rec) || f->size > 8)
+		return -1;
+	*v = tep_read_number(c->t->tep, (char *)rec->data + f->offset, f->size);
+	return 0;
+}
+
+/* A dynamic field's payload, bounds-checked: returns a pointer and its length. */
+static const char *dynamic_payload(struct replay_ctx *c, struct tep_format_field *f,
+				   struct tep_record *rec, size_t *len)
+{
+	unsigned long long loc;
+	size_t off;
+
+	if (read_num(c, f, rec, &loc) || f->size != 4)
+		return NULL;
+	off = loc & 0xffff;
+	*len = (size_t)(loc >> 16) & 0xffff;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		off += (size_t)f->offset + (size_t)f->size;
+	if (off + *len > (size_t)rec->size)
+		return NULL;
+	return (const char *)rec->data + off;
+}
+
+static int bad_record(struct replay_ctx *c, struct tep_record *rec, const char *what)
+{
+	snprintf(c->err, c->errlen, "%s: malformed %s record on CPU %d at file offset %llu",
+		 c->t->path, what, rec->cpu, rec->offset);
+	c->error = 1;
+	return -1;
+}
+
+static void show_progress(struct replay_ctx *c)
+{
+	time_t now = time(NULL);
+
+	if (!c->progress || now - c->last_progress < 2)
+		return;
+	c->last_progress = now;
+	fprintf(stderr, "vmstat-audit: %llu records read (%.0f/s)\r", c->records,
+		now > c->started ? (double)c->records / (double)(now - c->started) : 0.0);
+}
+
+static int on_missed(struct tracecmd_input *handle, struct tep_event *event,
+		     struct tep_record *rec, int cpu, void *data)
+{
+	struct replay_ctx *c = data;
+
+	(void)handle;
+	(void)event;
+	replay_missed(c->r, cpu, rec->missed_events);
+	return 0;
+}
+
+static int marker_index(const char *buf, size_t len)
+{
+	static const char *const names[] = {
+		"percpu-vmstat: vmstat-1 begin", "percpu-vmstat: vmstat-1 end",
+		"percpu-vmstat: vmstat-2 begin", "percpu-vmstat: vmstat-2 end",
+	};
+
+	for (int i = 0; i < 4; i++) {
+		size_t n = strlen(names[i]);
+
+		if (len >= n && !memcmp(buf, names[i], n) &&
+		    (len == n || buf[n] == '\n' || buf[n] == '\0'))
+			return i;
+	}
+	return -1;
+}
+
+static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu, void *data)
+{
+	struct replay_ctx *c = data;
+	struct trace_input *t = c->t;
+	int type;
+
+	(void)handle;
+	c->records++;
+	if ((c->records & 0xffff) == 0)
+		show_progress(c);
+	if (rec->size < 4)
+		return bad_record(c, rec, "short");
+	type = tep_data_type(t->tep, rec);
+	replay_seen(c->r, cpu, rec->ts);
+	if (type == t->id_count) {
+		unsigned long long item, delta;
+
+		if (read_num(c, t->f_item, rec, &item) || read_num(c, t->f_delta, rec, &delta))
+			return bad_record(c, rec, "vm_event_count");
+		if (t->f_delta->size == 4)
+			delta = (unsigned long long)(long long)(int)delta;
+		replay_count(c->r, cpu, (int)item, (long long)delta, rec->ts);
+	} else if (type == t->id_fold) {
+		unsigned long long dead, item, value;
+
+		if (read_num(c, t->f_fcpu, rec, &dead) || read_num(c, t->f_fitem, rec, &item) ||
+		    read_num(c, t->f_fvalue, rec, &value))
+			return bad_record(c, rec, "vm_event_fold");
+		replay_fold(c->r, cpu, (int)dead, (int)item, value, rec->ts);
+	} else if (type == t->id_snap) {
+		unsigned long long tag;
+		const char *p;
+		size_t len, n;
+
+		p = dynamic_payload(c, t->f_events, rec, &len);
+		if (read_num(c, t->f_tag, rec, &tag) || !p || len % (size_t)t->long_size)
+			return bad_record(c, rec, "vm_event_snapshot");
+		n = len / (size_t)t->long_size;
+		if (n != (size_t)t->nitems) {
+			snprintf(c->err, c->errlen, "%s: a snapshot holds %zu counters but the item table "
+				 "names %d", t->path, n, t->nitems);
+			c->error = 1;
+			return -1;
+		}
+		for (size_t i = 0; i < n; i++)
+			c->values[i] = tep_read_number(t->tep, p + i * (size_t)t->long_size, t->long_size);
+		replay_snapshot(c->r, cpu, (unsigned int)tag, c->values, n, rec->ts);
+	} else if (type == t->id_print && t->f_buf) {
+		const char *p = NULL;
+		size_t len = 0;
+		int m;
+
+		if (t->f_buf->flags & TEP_FIELD_IS_DYNAMIC) {
+			p = dynamic_payload(c, t->f_buf, rec, &len);
+		} else if (t->f_buf->offset >= 0 && t->f_buf->offset <= rec->size) {
+			/* char buf[]: a flexible array up to the end of the record */
+			p = (const char *)rec->data + t->f_buf->offset;
+			len = (size_t)rec->size - (size_t)t->f_buf->offset;
+		}
+		if (!p)
+			return bad_record(c, rec, "print");
+		m = marker_index(p, len);
+		if (m >= 0)
+			replay_marker(c->r, m, rec->ts);
+	}
+	return 0;
+}
+
+int trace_replay(struct trace_input *t, struct replay *r, bool progress, char *err, size_t errlen)
+{
+	struct replay_ctx c = {
+		.t = t, .r = r, .err = err, .errlen = errlen, .progress = progress,
+		.started = time(NULL),
+	};
+	int ret;
+
+	c.values = calloc((size_t)t->nitems, sizeof(u64));
+	if (!c.values)
+		return fail(err, errlen, "out of memory");
+	c.last_progress = c.started;
+	tracecmd_follow_missed_events(t->handle, on_missed, &c);
+	ret = tracecmd_iterate_events(t->handle, NULL, 0, on_record, &c);
+	if (progress && c.records > 0xffff)
+		fprintf(stderr, "vmstat-audit: %llu records read%20s\n", c.records, "");
+	free(c.values);
+	if (c.error)
+		return -1;
+	if (ret < 0)
+		return fail(err, errlen, "%s: reading the events failed", t->path);
+	return 0;
+}
