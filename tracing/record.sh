@@ -14,6 +14,10 @@ BUFFER_KB=${BUFFER_KB:-8192}        # ring buffer per CPU; the overrun scenario 
 CLOCK=${CLOCK:-global}
 # trace-cmd 3.1.6's default file (version 7, zstd) from this guest does not read on the host.
 FILE_OPTS=${FILE_OPTS:---compression none}
+# read(2), not splice(2): under the stress's memory pressure the splice path's per-call
+# ring_buffer_alloc_read_page() (GFP_NORETRY) fails and trace-cmd stops reading that CPU,
+# which then overruns. read(2) allocates its spare page once.
+READ_OPTS=${READ_OPTS:---nosplice}
 EVENTS=${EVENTS:-vmstat:vm_event_count vmstat:vm_event_fold vmstat:vm_event_snapshot}
 SETTLE=${SETTLE:-1}                 # seconds between enabling the events and snapshot 1
 HOTPLUG=${HOTPLUG:-0}               # 1: take CPUs offline and online again during the stress
@@ -21,6 +25,8 @@ INJECT=${INJECT:-0}                 # N > 0: drop every Nth traced update (posit
 HOG_MB=${HOG_MB:-auto}              # the stress hog's size; auto: 1.5 x guest RAM
 SWAP_MB=${SWAP_MB:-auto}            # zram swap size; auto: guest RAM; 0: no swap
 WORKERS=${WORKERS:-0}               # stress workers; 0: one per online CPU
+# The workload between the snapshots; the fixtures of analysis/tests use a tiny one.
+STRESS=${STRESS:-}                  # default: vmstress with the parameters above
 
 TRACING=/sys/kernel/tracing
 VMSTAT_DBG=/sys/kernel/debug/vmstat
@@ -33,6 +39,7 @@ marker() { echo "percpu-vmstat: $*" >"$TRACING/trace_marker"; }
 mem_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
 [ "$HOG_MB" = auto ] && HOG_MB=$((mem_mb * 3 / 2))
 [ "$SWAP_MB" = auto ] && SWAP_MB=$mem_mb
+[ -n "$STRESS" ] || STRESS="vmstress --duration $DURATION --workers $WORKERS --hog-mb $HOG_MB --verbose"
 echo -1000 >/proc/self/oom_score_adj
 
 # The kernel turns THP off by default below 512 MB of RAM (hugepage_init()); the stress wants
@@ -50,6 +57,7 @@ DURATION=$DURATION
 BUFFER_KB=$BUFFER_KB
 CLOCK=$CLOCK
 FILE_OPTS=$FILE_OPTS
+READ_OPTS=$READ_OPTS
 EVENTS=$EVENTS
 SETTLE=$SETTLE
 HOTPLUG=$HOTPLUG
@@ -57,6 +65,7 @@ INJECT=$INJECT
 HOG_MB=$HOG_MB
 SWAP_MB=$SWAP_MB
 WORKERS=$WORKERS
+STRESS=$STRESS
 GUEST_MEM_MB=$mem_mb
 GUEST_CPUS_ONLINE=$(nproc)
 GUEST_KERNEL=$(uname -r)
@@ -65,7 +74,7 @@ ENV
 event_args=
 for e in $EVENTS; do event_args="$event_args -e $e"; done
 # shellcheck disable=SC2086 # FILE_OPTS and event_args are lists of words
-trace-cmd record $FILE_OPTS -C "$CLOCK" -b "$BUFFER_KB" $event_args -o "$OUT/trace.dat" \
+trace-cmd record $FILE_OPTS $READ_OPTS -C "$CLOCK" -b "$BUFFER_KB" $event_args -o "$OUT/trace.dat" \
 	>"$OUT/trace-cmd.log" 2>&1 &
 tc=$!
 # trace-cmd is recording once the events are enabled and tracing is on.
@@ -89,7 +98,7 @@ snapshot() {
 }
 
 snapshot 1
-log "snapshot 1 taken; stress for ${DURATION}s"
+log "snapshot 1 taken; running: $STRESS"
 
 if [ "$INJECT" -gt 0 ]; then
 	[ -w "$VMSTAT_DBG/inject_lost_every" ] || fail "INJECT=$INJECT but the kernel has no CONFIG_VM_EVENT_LOSS_INJECTION"
@@ -97,18 +106,20 @@ if [ "$INJECT" -gt 0 ]; then
 	echo "$INJECT" >"$VMSTAT_DBG/inject_lost_every"
 fi
 
+# CPU hotplug: cycle every CPU but 0 offline and online again until the stress ends (at least
+# one full cycle), so that vm_events_fold_cpu() moves counts between CPUs mid-trace.
 hotplug_pid=
 if [ "$HOTPLUG" = 1 ]; then
+	rm -f /tmp/hotplug.stop
 	(
 		cycles=0
-		end=$(($(date +%s) + DURATION))
-		while [ "$(date +%s)" -lt "$end" ]; do
+		while [ "$cycles" = 0 ] || [ ! -e /tmp/hotplug.stop ]; do
 			for c in /sys/devices/system/cpu/cpu[1-9]*; do
 				[ -w "$c/online" ] || continue
 				echo 0 >"$c/online" 2>/dev/null && cycles=$((cycles + 1))
-				sleep 0.3
+				sleep 0.2
 				echo 1 >"$c/online" 2>/dev/null
-				sleep 0.3
+				sleep 0.2
 			done
 		done
 		echo "$cycles" >"$OUT/hotplug-cycles.txt"
@@ -117,8 +128,12 @@ if [ "$HOTPLUG" = 1 ]; then
 fi
 
 stress_rc=0
-vmstress --duration "$DURATION" --workers "$WORKERS" --hog-mb "$HOG_MB" --verbose || stress_rc=$?
-[ -n "$hotplug_pid" ] && wait "$hotplug_pid"
+sh -c "$STRESS" || stress_rc=$?
+if [ -n "$hotplug_pid" ]; then
+	touch /tmp/hotplug.stop
+	wait "$hotplug_pid"
+	log "hotplug: $(cat "$OUT/hotplug-cycles.txt") offline/online cycles"
+fi
 for c in /sys/devices/system/cpu/cpu[1-9]*; do
 	[ -w "$c/online" ] && echo 1 >"$c/online" 2>/dev/null
 done
