@@ -27,6 +27,9 @@ SWAP_MB=${SWAP_MB:-auto}            # zram swap size; auto: guest RAM; 0: no swa
 WORKERS=${WORKERS:-0}               # stress workers; 0: one per online CPU
 # The workload between the snapshots; the fixtures of analysis/tests use a tiny one.
 STRESS=${STRESS:-}                  # default: vmstress with the parameters above
+# 1: record an empty /proc/kallsyms. Only for the small committed fixtures of analysis/tests:
+# the audit needs no symbols, and kallsyms is most of an otherwise tiny trace.dat.
+HIDE_KALLSYMS=${HIDE_KALLSYMS:-0}
 
 TRACING=/sys/kernel/tracing
 VMSTAT_DBG=/sys/kernel/debug/vmstat
@@ -70,6 +73,11 @@ GUEST_MEM_MB=$mem_mb
 GUEST_CPUS_ONLINE=$(nproc)
 GUEST_KERNEL=$(uname -r)
 ENV
+
+if [ "$HIDE_KALLSYMS" = 1 ]; then
+	: >/tmp/kallsyms.empty
+	mount --bind /tmp/kallsyms.empty /proc/kallsyms || fail "cannot hide /proc/kallsyms"
+fi
 
 event_args=
 for e in $EVENTS; do event_args="$event_args -e $e"; done

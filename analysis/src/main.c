@@ -91,7 +91,27 @@ static bool exists(const char *path)
 	return path && stat(path, &st) == 0;
 }
 
-int main(int argc, char **argv)
+/* Everything main() can leave allocated, freed on every way out. */
+static struct audit a;
+static char *owned[5];
+
+static void cleanup(void)
+{
+	for (int k = 0; k < 2; k++) {
+		free_vmstat(&a.vm[k]);
+		free_snapshot_table(&a.st[k]);
+		free(a.vm_status[k]);
+	}
+	strlist_free(&a.inconsistent);
+	strlist_free(&a.inconclusive);
+	strlist_free(&a.notes);
+	replay_free(&a.r);
+	trace_close(&a.t);
+	for (int k = 0; k < 5; k++)
+		free(owned[k]);
+}
+
+static int run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, 't' },
@@ -108,10 +128,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	char *paths[5] = { NULL };	/* trace, vmstat 1, vmstat 2, snapshot 1, snapshot 2 */
-	char *owned[5] = { NULL };
 	const char *svg = NULL, *json_out = NULL;
 	int json = 0, progress = isatty(STDERR_FILENO), c, rc = 0;
-	static struct audit a;
 	char err[512];
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -177,7 +195,6 @@ int main(int argc, char **argv)
 	}
 	if (trace_open(&a.t, paths[0], err, sizeof(err))) {
 		fprintf(stderr, "vmstat-audit: %s\n", err);
-		trace_close(&a.t);
 		return BAD_INPUT;
 	}
 	if (replay_init(&a.r, a.t.ncpus, a.t.nitems)) {
@@ -212,19 +229,13 @@ int main(int argc, char **argv)
 		if (fclose(f))
 			return bad_input("%s: cannot write: %s", svg, strerror(errno));
 	}
-	rc = (int)a.verdict;
+	return (int)a.verdict;
+}
 
-	for (int k = 0; k < 2; k++) {
-		free_vmstat(&a.vm[k]);
-		free_snapshot_table(&a.st[k]);
-		free(a.vm_status[k]);
-	}
-	strlist_free(&a.inconsistent);
-	strlist_free(&a.inconclusive);
-	strlist_free(&a.notes);
-	replay_free(&a.r);
-	trace_close(&a.t);
-	for (int k = 0; k < 5; k++)
-		free(owned[k]);
+int main(int argc, char **argv)
+{
+	int rc = run(argc, argv);
+
+	cleanup();
 	return rc;
 }

@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include <trace-cmd.h>
 
 /*
@@ -158,6 +162,173 @@ int parse_cpustats(const char *text, struct cpu_stats *stats, int ncpus)
 	return seen;
 }
 
+static int read_at(int fd, long long off, void *buf, size_t n)
+{
+	return pread(fd, buf, n, off) == (ssize_t)n ? 0 : -1;
+}
+
+static unsigned long long le(const unsigned char *p, int n)
+{
+	unsigned long long v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/*
+ * A version 7 file is a chain of sections: the options sections name the
+ * others (headers, formats, CPU data, ...) by offset and size, and the
+ * strings section closes the file. libtracecmd reads a file cut short in
+ * its last sections without a word (so does `trace-cmd dump -v`); this
+ * walks the chain and requires every section, and the file, to end where
+ * the chain says. Returns 0 when the layout is whole or cannot be checked
+ * (another version, compressed options).
+ */
+static int check_layout(const char *path, char *err, size_t errlen)
+{
+	unsigned char h[64], sec[16];
+	long long fsize, off, end = 0;
+	struct stat st;
+	size_t v;
+	int fd, rc = 0, guard = 0;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st)) {
+		rc = fail(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	fsize = st.st_size;
+	if (fsize < (long long)sizeof(h) || read_at(fd, 0, h, sizeof(h)) || memcmp(h, "\x17\x08\x44tracing", 10))
+		goto out;	/* libtracecmd has already accepted it; nothing more to say */
+	for (v = 10; v < sizeof(h) && h[v]; v++)
+		;
+	if (strcmp((char *)h + 10, "7") || h[v + 1] != 0)
+		goto out;	/* version 6, or big-endian: not walked */
+	v += 7;		/* endian, long size, page size */
+	while (v < sizeof(h) && h[v])	/* compression name */
+		v++;
+	v++;
+	while (v < sizeof(h) && h[v])	/* compression version */
+		v++;
+	v++;
+	if (v + 8 > sizeof(h))
+		goto out;
+	off = (long long)le(h + v, 8);
+
+	while (off && guard++ < 64) {
+		long long size, q = 0, next = 0;
+		unsigned char *data;
+
+		if (off + 16 > fsize || read_at(fd, off, sec, 16))
+			goto truncated;
+		size = (long long)le(sec + 8, 8);
+		if (off + 16 + size > fsize)
+			goto truncated;
+		if (off + 16 + size > end)
+			end = off + 16 + size;
+		if (le(sec + 2, 2) & 1 || size > (1 << 24))
+			goto out;	/* compressed options: not walked */
+		data = malloc((size_t)size + 1);
+		if (!data || read_at(fd, off + 16, data, (size_t)size)) {
+			free(data);
+			goto truncated;
+		}
+		while (q + 6 <= size) {
+			unsigned int id = (unsigned int)le(data + q, 2);
+			long long osz = (long long)le(data + q + 2, 4), val;
+			const unsigned char *o = data + q + 6;
+
+			if (q + 6 + osz > size)
+				break;
+			val = osz >= 8 ? (long long)le(o, 8) : 0;
+			if (id == 0 && osz >= 8) {
+				next = val;
+			} else if (id == 3 && osz >= 8) {	/* BUFFER: name, clock, page, cpus, (id, off, size)... */
+				long long p = 8, ncpu;
+
+				while (p < osz && o[p])
+					p++;
+				p++;
+				while (p < osz && o[p])
+					p++;
+				p += 1 + 4;
+				ncpu = p + 4 <= osz ? (long long)le(o + p, 4) : 0;
+				p += 4;
+				for (long long c = 0; c < ncpu && p + 20 <= osz; c++, p += 20) {
+					long long doff = (long long)le(o + p + 4, 8), dsz = (long long)le(o + p + 12, 8);
+
+					if (doff < 0 || dsz < 0 || doff + dsz > fsize) {
+						free(data);
+						goto truncated;
+					}
+					if (doff + dsz > end)
+						end = doff + dsz;
+				}
+			} else if (osz == 8 && val > 0 && val + 16 <= fsize &&
+				   !read_at(fd, val, sec, 16) && le(sec, 2) == id) {
+				long long ssz = (long long)le(sec + 8, 8);
+
+				if (val + 16 + ssz > fsize) {
+					free(data);
+					goto truncated;
+				}
+				if (val + 16 + ssz > end)
+					end = val + 16 + ssz;
+			}
+			q += 6 + osz;
+		}
+		free(data);
+		off = next;
+	}
+	/* What follows the last named section (the strings) must end exactly at the end. */
+	for (guard = 0; end < fsize && guard < 16; guard++) {
+		if (end + 16 > fsize || read_at(fd, end, sec, 16))
+			goto truncated;
+		end += 16 + (long long)le(sec + 8, 8);
+	}
+	if (end != fsize)
+		goto truncated;
+	goto out;
+truncated:
+	rc = fail(err, errlen, "%s: its sections do not fit in its %lld bytes: truncated or corrupt",
+		  path, fsize);
+out:
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/*
+ * libtraceevent 1.7 can crash on a damaged event format (a print format
+ * naming a field the format lacks). Open the file once in a child first, so
+ * that such a file is reported as bad input instead of taking us down.
+ */
+static int probe_open(const char *path, char *err, size_t errlen)
+{
+	int status, devnull;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 0;	/* cannot probe: the real open follows anyway */
+	if (pid == 0) {
+		struct tracecmd_input *h;
+
+		devnull = open("/dev/null", O_WRONLY);
+		if (devnull >= 0)
+			dup2(devnull, STDERR_FILENO);
+		h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+		if (h)
+			tracecmd_close(h);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return 0;
+	if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0))
+		return fail(err, errlen, "%s: its event formats crash libtraceevent: corrupt file", path);
+	return 0;
+}
+
 int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen)
 {
 	struct tep_event *count, *fold, *snap, *print;
@@ -167,6 +338,8 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	memset(t, 0, sizeof(*t));
 	t->path = path;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	if (probe_open(path, err, errlen))
+		return -1;
 	t->handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!t->handle)
 		return fail(err, errlen, "%s: not a readable trace-cmd file (truncated or corrupt?)", path);
@@ -174,6 +347,8 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	t->ncpus = tracecmd_cpus(t->handle);
 	if (!t->tep || t->ncpus <= 0 || t->ncpus > 4096)
 		return fail(err, errlen, "%s: the file names %d CPUs", path, t->ncpus);
+	if (check_layout(path, err, errlen))
+		return -1;
 	t->long_size = tep_get_long_size(t->tep);
 	if (t->long_size != 4 && t->long_size != 8)
 		t->long_size = 8;
