@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "audit.h"
@@ -232,10 +233,37 @@ static int run(int argc, char **argv)
 	return (int)a.verdict;
 }
 
+/*
+ * libtraceevent 1.7's kbuffer crashes on some corrupt sub-buffers (found by
+ * our fuzzer). The audit therefore runs in a child; a child that dies is a
+ * file we cannot read, reported as bad input, never a crash of ours.
+ * VMSTAT_AUDIT_NO_FORK=1 runs it in-process (for debuggers).
+ */
 int main(int argc, char **argv)
 {
-	int rc = run(argc, argv);
+	int rc, status;
+	pid_t pid;
 
-	cleanup();
-	return rc;
+	if (getenv("VMSTAT_AUDIT_NO_FORK"))
+		pid = 0;
+	else
+		pid = fork();
+	if (pid <= 0) {
+		rc = run(argc, argv);
+		cleanup();
+		fflush(NULL);
+		if (pid == 0 && !getenv("VMSTAT_AUDIT_NO_FORK"))
+			_exit(rc);
+		return rc;
+	}
+	if (waitpid(pid, &status, 0) != pid) {
+		fprintf(stderr, "vmstat-audit: lost track of the audit process: %s\n", strerror(errno));
+		return BAD_INPUT;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) <= INCONCLUSIVE)
+		return WEXITSTATUS(status);
+	fprintf(stderr, "vmstat-audit: reading the trace crashed libtracecmd/libtraceevent (%s %d): "
+		"the file is corrupt\n", WIFSIGNALED(status) ? "signal" : "exit",
+		WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	return BAD_INPUT;
 }

@@ -185,7 +185,7 @@ static unsigned long long le(const unsigned char *p, int n)
  * the chain says. Returns 0 when the layout is whole or cannot be checked
  * (another version, compressed options).
  */
-static int check_layout(const char *path, char *err, size_t errlen)
+int check_layout(const char *path, char *err, size_t errlen)
 {
 	unsigned char h[64], sec[16];
 	long long fsize, off, end = 0;

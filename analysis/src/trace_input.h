@@ -37,6 +37,9 @@ struct trace_input {
 int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen);
 void trace_close(struct trace_input *t);
 
+/* 0 when a version 7 file's sections all fit in it (or it is not walkable); -1 with a reason. */
+int check_layout(const char *path, char *err, size_t errlen);
+
 /* Whether the trace clock orders events recorded on different CPUs. */
 bool clock_orders_cpus(const char *clock);
 
