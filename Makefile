@@ -14,6 +14,7 @@ help:
 	@echo "             build what is stale, boot, record under stress, audit: results/latest/"
 	@echo "make check   all tests (host and booted); ends with 'N passed, N failed, N skipped'"
 	@echo "make check-series   build every prefix of patches/ (bisectability; slow)"
+	@echo "make bench   per-CPU op costs, tracepoint cost off/on, audit throughput: results/bench/"
 	@echo "make setup | kernel | rootfs | analysis | clean-cache"
 
 setup:
@@ -36,6 +37,9 @@ check: setup
 
 check-series: setup
 	scripts/check-series
+
+bench: setup
+	bench/run-bench
 
 clean-cache:
 	rm -rf "$${PERCPU_VMSTAT_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/percpu-vmstat}"

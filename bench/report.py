@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Turns the raw results of bench/run-bench into the three tables (text and JSON).
+
+Usage: bench/report.py RESULTS_DIR PATCHED_VMLINUX UNPATCHED_VMLINUX
+"""
+import glob
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+
+SITES = ["handle_mm_fault", "do_swap_page", "filemap_fault", "free_unref_page_commit"]
+
+
+def micro(out):
+    rows = {}
+    for line in open(os.path.join(out, "micro", "micro.txt"), encoding="utf-8"):
+        m = re.search(r"case=(\S+) rep=(\d+) ns_per_op=([\d.]+)", line)
+        if m:
+            rows.setdefault(m.group(1), []).append(float(m.group(3)))
+    base = statistics.median(rows["this_cpu_inc"])
+    table = []
+    for name, v in rows.items():
+        table.append({"case": name, "reps": len(v), "min_ns": min(v), "median_ns": statistics.median(v),
+                      "max_ns": max(v), "ratio_to_this_cpu_inc": statistics.median(v) / base})
+    return table
+
+
+def faults(out, kind):
+    """Median faults/s of each boot (passes 2 and 3; the first warms up)."""
+    per_boot = []
+    for d in sorted(glob.glob(os.path.join(out, f"pf-{kind}-*"))):
+        text = open(os.path.join(d, "pf.txt"), encoding="utf-8").read()
+        vals = [float(f) for r, f in re.findall(r"rep=(\d+) .*faults_per_sec=([\d.]+)", text) if int(r) > 0]
+        if vals:
+            per_boot.append(statistics.median(vals))
+    return per_boot
+
+
+def ratios(num, den):
+    r = [a / b for a, b in zip(num, den)]
+    return {"median": statistics.median(r), "min": min(r), "max": max(r), "pairs": len(r)}
+
+
+def insn_count(vmlinux, fn):
+    text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", f"--disassemble={fn}", vmlinux],
+                          capture_output=True, text=True, check=True).stdout
+    insns = [l for l in text.splitlines() if re.match(r"^\s*[0-9a-f]+:\s", l)]
+    site = [re.sub(r"^\s*[0-9a-f]+:\s+", "", l).split("#")[0].strip() for l in insns
+            if "vm_event_states" in l]
+    return len(insns), site
+
+
+def timefile(out, name):
+    sec, kb = open(os.path.join(out, f"{name}.time"), encoding="utf-8").read().split()[-2:]
+    return float(sec), int(kb)
+
+
+def main():
+    out, patched, unpatched = sys.argv[1:4]
+    res = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
+           "caveat": "guest timings are under QEMU TCG: compare them only as ratios"}
+    res["percpu_ops"] = micro(out)
+
+    unp, off, on = faults(out, "unpatched"), faults(out, "off"), faults(out, "on")
+    res["page_faults"] = {
+        "faults_per_sec_median": {"unpatched": statistics.median(unp), "patched_off": statistics.median(off),
+                                  "patched_on": statistics.median(on)},
+        "patched_off_vs_unpatched": ratios(off, unp),
+        "patched_on_vs_patched_off": ratios(on, off),
+    }
+    static = []
+    for fn in SITES:
+        n_p, site_p = insn_count(patched, fn)
+        n_u, site_u = insn_count(unpatched, fn)
+        static.append({"function": fn, "insns_patched": n_p, "insns_unpatched": n_u,
+                       "update_patched": site_p, "update_unpatched": site_u})
+    res["static"] = static
+
+    long_j = json.load(open(os.path.join(out, "audit-long.json")))
+    short_j = json.load(open(os.path.join(out, "audit-short.json")))
+    events_long = sum(c["events"] for c in long_j["per_cpu"])
+    events_short = sum(c["events"] for c in short_j["per_cpu"])
+    a_s, a_kb = timefile(out, "audit-long")
+    s_s, s_kb = timefile(out, "audit-short")
+    r_s, r_kb = timefile(out, "report")
+    w_s, w_kb = timefile(out, "awk")
+    pipe_s = max(r_s, w_s)
+    res["audit_throughput"] = {
+        "events": events_long,
+        "vmstat_audit": {"seconds": a_s, "events_per_sec": events_long / a_s, "peak_rss_kb": a_kb},
+        "report_awk": {"seconds": pipe_s, "events_per_sec": events_long / pipe_s,
+                       "peak_rss_kb": max(r_kb, w_kb)},
+        "speedup": pipe_s / a_s,
+        "short_trace": {"events": events_short, "vmstat_audit_peak_rss_kb": s_kb, "seconds": s_s},
+    }
+    json.dump(res, open(os.path.join(out, "bench.json"), "w"), indent=2)
+
+    lines = [f"Machine: {res['machine']}. {res['caveat']}.", "",
+             "1. Per-CPU counter update, ns per operation in the guest (min / median / max over "
+             f"{res['percpu_ops'][0]['reps']} repetitions)", "",
+             f"{'case':32} {'min':>8} {'median':>8} {'max':>8} {'x this_cpu_inc':>15}"]
+    for r in res["percpu_ops"]:
+        lines.append(f"{r['case']:32} {r['min_ns']:8.2f} {r['median_ns']:8.2f} {r['max_ns']:8.2f} "
+                     f"{r['ratio_to_this_cpu_inc']:15.2f}")
+    pf = res["page_faults"]
+    lines += ["", "2. Instrumentation cost: page_fault1 (128 MB, one task), faults/s, median of boots", "",
+              f"unpatched 6.1:               {pf['faults_per_sec_median']['unpatched']:12.0f}",
+              f"patched, tracing off:        {pf['faults_per_sec_median']['patched_off']:12.0f}   "
+              f"ratio to unpatched {pf['patched_off_vs_unpatched']['median']:.3f} "
+              f"(min {pf['patched_off_vs_unpatched']['min']:.3f}, max {pf['patched_off_vs_unpatched']['max']:.3f}, "
+              f"{pf['patched_off_vs_unpatched']['pairs']} interleaved pairs)",
+              f"patched, vm_event_count on:  {pf['faults_per_sec_median']['patched_on']:12.0f}   "
+              f"ratio to tracing off {pf['patched_on_vs_patched_off']['median']:.3f} "
+              f"(min {pf['patched_on_vs_patched_off']['min']:.3f}, max {pf['patched_on_vs_patched_off']['max']:.3f})",
+              "", f"{'function':26} {'insns patched':>14} {'unpatched':>10}  counter update (patched | unpatched)"]
+    for s in static:
+        lines.append(f"{s['function']:26} {s['insns_patched']:14} {s['insns_unpatched']:10}  "
+                     f"{'; '.join(s['update_patched'])} | {'; '.join(s['update_unpatched'])}")
+    at = res["audit_throughput"]
+    lines += ["", f"3. Audit throughput on one trace of {at['events']} events", "",
+              f"{'tool':30} {'seconds':>9} {'events/s':>12} {'peak RSS':>10}",
+              f"{'vmstat-audit':30} {at['vmstat_audit']['seconds']:9.2f} {at['vmstat_audit']['events_per_sec']:12.0f} "
+              f"{at['vmstat_audit']['peak_rss_kb']:8d}KB",
+              f"{'trace-cmd report | awk':30} {at['report_awk']['seconds']:9.2f} {at['report_awk']['events_per_sec']:12.0f} "
+              f"{at['report_awk']['peak_rss_kb']:8d}KB",
+              f"speedup {at['speedup']:.1f}x; vmstat-audit's peak RSS on a {at['short_trace']['events']}-event trace: "
+              f"{at['short_trace']['vmstat_audit_peak_rss_kb']} KB (memory flat in trace length)"]
+    open(os.path.join(out, "bench.txt"), "w").write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
