@@ -95,6 +95,7 @@ static void bin_add(struct replay *r, int cpu, int item, u64 ts, u64 n)
 			}
 		}
 		r->bin_ns *= 2;
+		r->nbins = (r->nbins + 1) / 2;
 		b = (ts - r->first_ts) / r->bin_ns;
 	}
 	if ((int)b + 1 > r->nbins)
