@@ -55,7 +55,9 @@ static char *join(const char *dir, const char *name)
 	return p;
 }
 
-static int load_vmstat(const char *path, struct vmstat_file *v)
+/* Reads PATH and hands it to PARSE; a failure is bad input, named by file and reason. */
+static int load_text(const char *path, const char *what, void *out,
+		     int (*parse)(const char *, size_t, void *, char *, size_t))
 {
 	char *buf, err[256];
 	size_t len;
@@ -63,26 +65,23 @@ static int load_vmstat(const char *path, struct vmstat_file *v)
 
 	if (read_whole_file(path, &buf, &len))
 		return bad_input("%s: %s", path, strerror(errno));
-	rc = parse_vmstat(buf, len, v, err, sizeof(err));
+	rc = parse(buf, len, out, err, sizeof(err));
 	free(buf);
-	if (rc)
-		return bad_input("%s: not a /proc/vmstat copy: %s", path, err);
+	if (rc) {
+		fprintf(stderr, "vmstat-audit: %s: not a %s: %s\n", path, what, err);
+		return BAD_INPUT;
+	}
 	return 0;
 }
 
-static int load_snapshot(const char *path, struct snapshot_table *t)
+static int parse_vmstat_any(const char *b, size_t n, void *o, char *e, size_t el)
 {
-	char *buf, err[256];
-	size_t len;
-	int rc;
+	return parse_vmstat(b, n, o, e, el);
+}
 
-	if (read_whole_file(path, &buf, &len))
-		return bad_input("%s: %s", path, strerror(errno));
-	rc = parse_snapshot_table(buf, len, t, err, sizeof(err));
-	free(buf);
-	if (rc)
-		return bad_input("%s: not a vmstat snapshot table: %s", path, err);
-	return 0;
+static int parse_snapshot_any(const char *b, size_t n, void *o, char *e, size_t el)
+{
+	return parse_snapshot_table(b, n, o, e, el);
 }
 
 static bool exists(const char *path)
@@ -182,13 +181,13 @@ static int run(int argc, char **argv)
 
 	for (int k = 0; k < 2; k++) {
 		if (paths[1 + k]) {
-			rc = load_vmstat(paths[1 + k], &a.vm[k]);
+			rc = load_text(paths[1 + k], "/proc/vmstat copy", &a.vm[k], parse_vmstat_any);
 			if (rc)
 				return rc;
 			a.have_vm[k] = true;
 		}
 		if (paths[3 + k]) {
-			rc = load_snapshot(paths[3 + k], &a.st[k]);
+			rc = load_text(paths[3 + k], "vmstat snapshot table", &a.st[k], parse_snapshot_any);
 			if (rc)
 				return rc;
 			a.have_st[k] = true;

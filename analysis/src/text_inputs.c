@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -90,7 +90,7 @@ int parse_vmstat(const char *buf, size_t len, struct vmstat_file *out, char *err
 		lineno++;
 		tmp = dup_line(start, n);
 		if (!tmp) {
-			rc = fail(err, errlen, "out of memory");
+			rc = set_err(err, errlen, "out of memory");
 			break;
 		}
 		nw = split_words(tmp, &words, &wcap);
@@ -99,12 +99,12 @@ int parse_vmstat(const char *buf, size_t len, struct vmstat_file *out, char *err
 			continue;
 		}
 		if (nw != 2 || parse_u64(words[1], &v)) {
-			rc = fail(err, errlen, "line %zu is not 'name value'", lineno);
+			rc = set_err(err, errlen, "line %zu is not 'name value'", lineno);
 			free(tmp);
 			break;
 		}
 		if (vmstat_find(out, words[0]) >= 0) {
-			rc = fail(err, errlen, "line %zu repeats '%.64s'", lineno, words[0]);
+			rc = set_err(err, errlen, "line %zu repeats '%.64s'", lineno, words[0]);
 			free(tmp);
 			break;
 		}
@@ -115,14 +115,14 @@ int parse_vmstat(const char *buf, size_t len, struct vmstat_file *out, char *err
 
 			if (!nn) {
 				free(tmp);
-				rc = fail(err, errlen, "out of memory");
+				rc = set_err(err, errlen, "out of memory");
 				break;
 			}
 			out->names = nn;
 			nv = realloc(out->values, ncap * sizeof(*nv));
 			if (!nv) {
 				free(tmp);
-				rc = fail(err, errlen, "out of memory");
+				rc = set_err(err, errlen, "out of memory");
 				break;
 			}
 			out->values = nv;
@@ -131,7 +131,7 @@ int parse_vmstat(const char *buf, size_t len, struct vmstat_file *out, char *err
 		out->names[out->n] = strdup(words[0]);
 		if (!out->names[out->n]) {
 			free(tmp);
-			rc = fail(err, errlen, "out of memory");
+			rc = set_err(err, errlen, "out of memory");
 			break;
 		}
 		out->values[out->n++] = v;
@@ -139,7 +139,7 @@ int parse_vmstat(const char *buf, size_t len, struct vmstat_file *out, char *err
 	}
 	free(words);
 	if (rc == 0 && out->n == 0)
-		rc = fail(err, errlen, "no 'name value' lines");
+		rc = set_err(err, errlen, "no 'name value' lines");
 	if (rc)
 		free_vmstat(out);
 	return rc;
@@ -180,14 +180,14 @@ int parse_snapshot_table(const char *buf, size_t len, struct snapshot_table *out
 	memset(out, 0, sizeof(*out));
 	/* Line 1: tag */
 	if (!next_line(buf, len, &pos, &start, &n))
-		return fail(err, errlen, "empty file");
+		return set_err(err, errlen, "empty file");
 	lineno = 1;
 	tmp = dup_line(start, n);
 	if (!tmp)
-		return fail(err, errlen, "out of memory");
+		return set_err(err, errlen, "out of memory");
 	nw = split_words(tmp, &words, &wcap);
 	if (nw != 2 || strcmp(words[0], "tag") || parse_u64(words[1], &v) || v > UINT_MAX) {
-		rc = fail(err, errlen, "line 1 is not 'tag N'");
+		rc = set_err(err, errlen, "line 1 is not 'tag N'");
 		goto out;
 	}
 	out->tag = (unsigned int)v;
@@ -196,29 +196,29 @@ int parse_snapshot_table(const char *buf, size_t len, struct snapshot_table *out
 
 	/* Line 2: item cpuN... */
 	if (!next_line(buf, len, &pos, &start, &n)) {
-		rc = fail(err, errlen, "no header line after the tag");
+		rc = set_err(err, errlen, "no header line after the tag");
 		goto out;
 	}
 	lineno = 2;
 	tmp = dup_line(start, n);
 	if (!tmp) {
-		rc = fail(err, errlen, "out of memory");
+		rc = set_err(err, errlen, "out of memory");
 		goto out;
 	}
 	nw = split_words(tmp, &words, &wcap);
 	if (nw == (size_t)-1 || nw < 2 || strcmp(words[0], "item")) {
-		rc = fail(err, errlen, "line 2 is not the header 'item cpu0 ...'");
+		rc = set_err(err, errlen, "line 2 is not the header 'item cpu0 ...'");
 		goto out;
 	}
 	out->ncpus = nw - 1;
 	out->cpus = calloc(out->ncpus, sizeof(*out->cpus));
 	if (!out->cpus) {
-		rc = fail(err, errlen, "out of memory");
+		rc = set_err(err, errlen, "out of memory");
 		goto out;
 	}
 	for (size_t c = 0; c < out->ncpus; c++) {
 		if (strncmp(words[c + 1], "cpu", 3) || parse_u64(words[c + 1] + 3, &v) || v > 4096) {
-			rc = fail(err, errlen, "line 2: '%.32s' is not cpuN", words[c + 1]);
+			rc = set_err(err, errlen, "line 2: '%.32s' is not cpuN", words[c + 1]);
 			goto out;
 		}
 		out->cpus[c] = (int)v;
@@ -230,7 +230,7 @@ int parse_snapshot_table(const char *buf, size_t len, struct snapshot_table *out
 		lineno++;
 		tmp = dup_line(start, n);
 		if (!tmp) {
-			rc = fail(err, errlen, "out of memory");
+			rc = set_err(err, errlen, "out of memory");
 			goto out;
 		}
 		nw = split_words(tmp, &words, &wcap);
@@ -240,7 +240,7 @@ int parse_snapshot_table(const char *buf, size_t len, struct snapshot_table *out
 			continue;
 		}
 		if (nw != out->ncpus + 1) {
-			rc = fail(err, errlen, "line %zu has %zu values, the header names %zu CPUs",
+			rc = set_err(err, errlen, "line %zu has %zu values, the header names %zu CPUs",
 				  lineno, nw == (size_t)-1 ? 0 : nw - 1, out->ncpus);
 			goto out;
 		}
@@ -250,13 +250,13 @@ int parse_snapshot_table(const char *buf, size_t len, struct snapshot_table *out
 			unsigned long long *nv;
 
 			if (!nn) {
-				rc = fail(err, errlen, "out of memory");
+				rc = set_err(err, errlen, "out of memory");
 				goto out;
 			}
 			out->names = nn;
 			nv = realloc(out->values, ncap * out->ncpus * sizeof(*nv));
 			if (!nv) {
-				rc = fail(err, errlen, "out of memory");
+				rc = set_err(err, errlen, "out of memory");
 				goto out;
 			}
 			out->values = nv;
@@ -264,14 +264,14 @@ int parse_snapshot_table(const char *buf, size_t len, struct snapshot_table *out
 		}
 		for (size_t c = 0; c < out->ncpus; c++) {
 			if (parse_u64(words[c + 1], &v)) {
-				rc = fail(err, errlen, "line %zu: '%.32s' is not a count", lineno, words[c + 1]);
+				rc = set_err(err, errlen, "line %zu: '%.32s' is not a count", lineno, words[c + 1]);
 				goto out;
 			}
 			out->values[out->nitems * out->ncpus + c] = v;
 		}
 		out->names[out->nitems] = strdup(words[0]);
 		if (!out->names[out->nitems]) {
-			rc = fail(err, errlen, "out of memory");
+			rc = set_err(err, errlen, "out of memory");
 			goto out;
 		}
 		out->nitems++;
@@ -279,7 +279,7 @@ int parse_snapshot_table(const char *buf, size_t len, struct snapshot_table *out
 		tmp = NULL;
 	}
 	if (out->nitems == 0)
-		rc = fail(err, errlen, "no item lines");
+		rc = set_err(err, errlen, "no item lines");
 out:
 	free(tmp);
 	free(words);

@@ -33,6 +33,9 @@ void free_snapshot_table(struct snapshot_table *t);
 /* Looks a name up; returns its index or -1. */
 long vmstat_find(const struct vmstat_file *v, const char *name);
 
+/* Writes a one-line reason into err and returns -1: every parser's and loader's failure. */
+int set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Reads a whole file; returns 0 or -1 with errno set. The buffer is NUL-terminated. */
 int read_whole_file(const char *path, char **buf, size_t *len);
 

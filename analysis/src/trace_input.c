@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "trace_input.h"
+#include "text_inputs.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -20,16 +21,6 @@
 int tracecmd_cpus(struct tracecmd_input *handle);
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* Clocks that read one timeline on every CPU; "local" and "perf" are per-CPU. */
 bool clock_orders_cpus(const char *clock)
@@ -77,32 +68,32 @@ static int load_item_names(struct trace_input *t, struct tep_event *ev, char *er
 	long max = -1;
 
 	if (!sym)
-		return fail(err, errlen, "%s: vmstat:vm_event_count has no symbolic item table in its format",
+		return set_err(err, errlen, "%s: vmstat:vm_event_count has no symbolic item table in its format",
 			    t->path);
 	for (s = sym->symbol.symbols; s; s = s->next) {
 		char *end;
 		long v = strtol(s->value, &end, 0);
 
 		if (*end || v < 0 || v > 65535)
-			return fail(err, errlen, "%s: item table entry '%s' is not a number (enum not exported?)",
+			return set_err(err, errlen, "%s: item table entry '%s' is not a number (enum not exported?)",
 				    t->path, s->value);
 		if (v > max)
 			max = v;
 	}
 	if (max < 0)
-		return fail(err, errlen, "%s: the item table of vmstat:vm_event_count is empty", t->path);
+		return set_err(err, errlen, "%s: the item table of vmstat:vm_event_count is empty", t->path);
 	t->nitems = (int)max + 1;
 	t->item_names = calloc((size_t)t->nitems, sizeof(char *));
 	if (!t->item_names)
-		return fail(err, errlen, "out of memory");
+		return set_err(err, errlen, "out of memory");
 	for (s = sym->symbol.symbols; s; s = s->next) {
 		long v = strtol(s->value, NULL, 0);
 
 		if (t->item_names[v])
-			return fail(err, errlen, "%s: item %ld appears twice in the item table", t->path, v);
+			return set_err(err, errlen, "%s: item %ld appears twice in the item table", t->path, v);
 		t->item_names[v] = strdup(s->str);
 		if (!t->item_names[v])
-			return fail(err, errlen, "out of memory");
+			return set_err(err, errlen, "out of memory");
 	}
 	return 0;
 }
@@ -195,7 +186,7 @@ int check_layout(const char *path, char *err, size_t errlen)
 
 	fd = open(path, O_RDONLY);
 	if (fd < 0 || fstat(fd, &st)) {
-		rc = fail(err, errlen, "%s: %s", path, strerror(errno));
+		rc = set_err(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
 	fsize = st.st_size;
@@ -291,7 +282,7 @@ int check_layout(const char *path, char *err, size_t errlen)
 		goto truncated;
 	goto out;
 truncated:
-	rc = fail(err, errlen, "%s: its sections do not fit in its %lld bytes: truncated or corrupt",
+	rc = set_err(err, errlen, "%s: its sections do not fit in its %lld bytes: truncated or corrupt",
 		  path, fsize);
 out:
 	if (fd >= 0)
@@ -325,7 +316,7 @@ static int probe_open(const char *path, char *err, size_t errlen)
 	if (waitpid(pid, &status, 0) != pid)
 		return 0;
 	if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0))
-		return fail(err, errlen, "%s: its event formats crash libtraceevent: corrupt file", path);
+		return set_err(err, errlen, "%s: its event formats crash libtraceevent: corrupt file", path);
 	return 0;
 }
 
@@ -342,11 +333,11 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 		return -1;
 	t->handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!t->handle)
-		return fail(err, errlen, "%s: not a readable trace-cmd file (truncated or corrupt?)", path);
+		return set_err(err, errlen, "%s: not a readable trace-cmd file (truncated or corrupt?)", path);
 	t->tep = tracecmd_get_tep(t->handle);
 	t->ncpus = tracecmd_cpus(t->handle);
 	if (!t->tep || t->ncpus <= 0 || t->ncpus > 4096)
-		return fail(err, errlen, "%s: the file names %d CPUs", path, t->ncpus);
+		return set_err(err, errlen, "%s: the file names %d CPUs", path, t->ncpus);
 	if (check_layout(path, err, errlen))
 		return -1;
 	t->long_size = tep_get_long_size(t->tep);
@@ -358,7 +349,7 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	snap = tep_find_event_by_name(t->tep, "vmstat", "vm_event_snapshot");
 	print = tep_find_event_by_name(t->tep, "ftrace", "print");
 	if (!count || !snap)
-		return fail(err, errlen, "%s: no vmstat:vm_event_count/vm_event_snapshot formats: "
+		return set_err(err, errlen, "%s: no vmstat:vm_event_count/vm_event_snapshot formats: "
 			    "recorded without those events, or on a kernel without the series", path);
 	t->id_count = count->id;
 	t->id_snap = snap->id;
@@ -376,10 +367,10 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	if (print)
 		t->f_buf = need_field(print, "buf", &ok);
 	if (!ok)
-		return fail(err, errlen, "%s: a vmstat event lacks a field this tool reads "
+		return set_err(err, errlen, "%s: a vmstat event lacks a field this tool reads "
 			    "(item, delta, cpu, value, tag, events, buf)", path);
 	if (!(t->f_events->flags & TEP_FIELD_IS_DYNAMIC))
-		return fail(err, errlen, "%s: vm_event_snapshot.events is not a dynamic array", path);
+		return set_err(err, errlen, "%s: vm_event_snapshot.events is not a dynamic array", path);
 	if (load_item_names(t, count, err, errlen))
 		return -1;
 
@@ -387,7 +378,7 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	t->clock = strdup(clock ? clock : "unknown");
 	t->stats = calloc((size_t)t->ncpus, sizeof(*t->stats));
 	if (!t->clock || !t->stats)
-		return fail(err, errlen, "out of memory");
+		return set_err(err, errlen, "out of memory");
 	cpustats = tracecmd_get_cpustats(t->handle);
 	if (cpustats)
 		t->have_cpustats = parse_cpustats(cpustats, t->stats, t->ncpus) > 0;
@@ -577,7 +568,7 @@ int trace_replay(struct trace_input *t, struct replay *r, bool progress, char *e
 
 	c.values = calloc((size_t)t->nitems, sizeof(u64));
 	if (!c.values)
-		return fail(err, errlen, "out of memory");
+		return set_err(err, errlen, "out of memory");
 	c.last_progress = c.started;
 	tracecmd_follow_missed_events(t->handle, on_missed, &c);
 	ret = tracecmd_iterate_events(t->handle, NULL, 0, on_record, &c);
@@ -587,6 +578,6 @@ int trace_replay(struct trace_input *t, struct replay *r, bool progress, char *e
 	if (c.error)
 		return -1;
 	if (ret < 0)
-		return fail(err, errlen, "%s: reading the events failed", t->path);
+		return set_err(err, errlen, "%s: reading the events failed", t->path);
 	return 0;
 }
