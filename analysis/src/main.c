@@ -111,6 +111,18 @@ static void cleanup(void)
 		free(owned[k]);
 }
 
+static int write_report(const char *path, void (*report)(const struct audit *, FILE *))
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return bad_input("%s: cannot write: %s", path, strerror(errno));
+	report(&a, f);
+	if (fclose(f))
+		return bad_input("%s: cannot write: %s", path, strerror(errno));
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -211,24 +223,10 @@ static int run(int argc, char **argv)
 		report_json(&a, stdout);
 	else
 		report_text(&a, stdout);
-	if (json_out) {
-		FILE *f = fopen(json_out, "w");
-
-		if (!f)
-			return bad_input("%s: cannot write: %s", json_out, strerror(errno));
-		report_json(&a, f);
-		if (fclose(f))
-			return bad_input("%s: cannot write: %s", json_out, strerror(errno));
-	}
-	if (svg) {
-		FILE *f = fopen(svg, "w");
-
-		if (!f)
-			return bad_input("%s: cannot write: %s", svg, strerror(errno));
-		report_svg(&a, f);
-		if (fclose(f))
-			return bad_input("%s: cannot write: %s", svg, strerror(errno));
-	}
+	if (json_out && write_report(json_out, report_json))
+		return BAD_INPUT;
+	if (svg && write_report(svg, report_svg))
+		return BAD_INPUT;
 	return (int)a.verdict;
 }
 
