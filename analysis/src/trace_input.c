@@ -405,7 +405,7 @@ struct replay_ctx {
 	int error;
 	char *err;
 	size_t errlen;
-	bool progress;
+	bool progress, native;
 	time_t last_progress, started;
 	u64 records;
 };
@@ -419,9 +419,23 @@ static bool field_in_record(const struct tep_format_field *f, const struct tep_r
 static int read_num(struct replay_ctx *c, struct tep_format_field *f, struct tep_record *rec,
 		    unsigned long long *v)
 {
+	const char *p = (const char *)rec->data + f->offset;
+
 	if (!field_in_record(f, rec) || f->size > 8)
 		return -1;
-	*v = tep_read_number(c->t->tep, (char *)rec->data + f->offset, f->size);
+	/* The common case, a file of this host's byte order: load directly. */
+	if (c->native && (f->size == 8 || f->size == 4)) {
+		if (f->size == 8) {
+			memcpy(v, p, 8);
+		} else {
+			unsigned int w;
+
+			memcpy(&w, p, 4);
+			*v = w;
+		}
+		return 0;
+	}
+	*v = tep_read_number(c->t->tep, p, f->size);
 	return 0;
 }
 
@@ -570,6 +584,7 @@ int trace_replay(struct trace_input *t, struct replay *r, bool progress, char *e
 	if (!c.values)
 		return set_err(err, errlen, "out of memory");
 	c.last_progress = c.started;
+	c.native = tep_is_file_bigendian(t->tep) == tep_is_local_bigendian(t->tep);
 	tracecmd_follow_missed_events(t->handle, on_missed, &c);
 	ret = tracecmd_iterate_events(t->handle, NULL, 0, on_record, &c);
 	if (progress && c.records > 0xffff)
