@@ -8,7 +8,7 @@
 
 OUT=${OUT:-/share}
 DURATION=${DURATION:-30}            # seconds of stress
-BUFFER_KB=${BUFFER_KB:-8192}        # ring buffer per CPU; the overrun scenario makes it tiny
+BUFFER_KB=${BUFFER_KB:-16384}       # ring buffer per CPU; the overrun scenario makes it tiny
 # "global" orders events across CPUs (a single clock, serialised); "local" (per-CPU TSC) does
 # not and this guest's TSC is marked unstable anyway. The audit refuses clocks it cannot trust.
 CLOCK=${CLOCK:-global}
@@ -18,7 +18,19 @@ FILE_OPTS=${FILE_OPTS:---compression none}
 # ring_buffer_alloc_read_page() (GFP_NORETRY) fails and trace-cmd stops reading that CPU,
 # which then overruns. read(2) allocates its spare page once.
 READ_OPTS=${READ_OPTS:---nosplice}
+# Real-time priority of trace-cmd's per-CPU readers (SCHED_FIFO): the stress keeps every CPU
+# busy, and a reader that waits for a time slice lets its buffer fill. 0: normal priority.
+RECORDER_PRIO=${RECORDER_PRIO:-50}
+# How full a CPU's ring buffer must be before poll() wakes its reader. The kernel's default,
+# 50, keeps every buffer half full all the time (trace-cmd polls before each read), so any
+# burst over the other half overruns it. 1: the reader drains at 1% and keeps the margin.
+BUFFER_PERCENT=${BUFFER_PERCENT:-1}
+# The readers' writes to the 9p share are batched (1 MiB) and trace-cmd is locked in memory:
+# 4 KiB 9p writes move 8 MB/s in this guest, the stress produces 6 MB/s of events.
+# 0: trace-cmd as shipped (the readers then fall behind when the host is busy).
+PRELOAD=${PRELOAD:-1}
 EVENTS=${EVENTS:-vmstat:vm_event_count vmstat:vm_event_fold vmstat:vm_event_snapshot}
+WATCH_MS=${WATCH_MS:-20}            # ring buffer fill sampling interval (ringwatch)
 SETTLE=${SETTLE:-1}                 # seconds between enabling the events and snapshot 1
 HOTPLUG=${HOTPLUG:-0}               # 1: take CPUs offline and online again during the stress
 INJECT=${INJECT:-0}                 # N > 0: drop every Nth traced update (positive control)
@@ -61,8 +73,12 @@ BUFFER_KB=$BUFFER_KB
 CLOCK=$CLOCK
 FILE_OPTS=$FILE_OPTS
 READ_OPTS=$READ_OPTS
+RECORDER_PRIO=$RECORDER_PRIO
+PRELOAD=$PRELOAD
+BUFFER_PERCENT=$BUFFER_PERCENT
 EVENTS=$EVENTS
 SETTLE=$SETTLE
+WATCH_MS=$WATCH_MS
 HOTPLUG=$HOTPLUG
 INJECT=$INJECT
 HOG_MB=$HOG_MB
@@ -81,8 +97,13 @@ fi
 
 event_args=
 for e in $EVENTS; do event_args="$event_args -e $e"; done
+echo "$BUFFER_PERCENT" >"$TRACING/buffer_percent" || fail "cannot set buffer_percent to $BUFFER_PERCENT"
+preload=
+[ "$PRELOAD" = 1 ] && preload=/usr/lib/percpu-vmstat/recorder_preload.so
+prio=
+[ "$RECORDER_PRIO" -gt 0 ] && prio="-r $RECORDER_PRIO"
 # shellcheck disable=SC2086 # FILE_OPTS and event_args are lists of words
-trace-cmd record $FILE_OPTS $READ_OPTS -C "$CLOCK" -b "$BUFFER_KB" $event_args -o "$OUT/trace.dat" \
+LD_PRELOAD=$preload trace-cmd record $FILE_OPTS $READ_OPTS $prio -C "$CLOCK" -b "$BUFFER_KB" $event_args -o "$OUT/trace.dat" \
 	>"$OUT/trace-cmd.log" 2>&1 &
 tc=$!
 # trace-cmd is recording once the events are enabled and tracing is on.
@@ -95,6 +116,9 @@ until [ "$(cat "$TRACING/events/vmstat/vm_event_count/enable")" = 1 ] &&
 	sleep 0.1
 done
 log "recording: clock $CLOCK, $BUFFER_KB KB per CPU, events: $EVENTS"
+# The margin: each CPU's largest unread backlog over the recording, and the final counters.
+ringwatch --interval-ms "$WATCH_MS" --series "$OUT/ringwatch-series.txt" "$OUT/ringwatch.txt" &
+watch=$!
 sleep "$SETTLE"
 
 snapshot() {
@@ -158,6 +182,8 @@ log "snapshot 2 taken; stopping trace-cmd"
 kill -INT "$tc"
 wait "$tc"
 tc_rc=$?
+kill -TERM "$watch"
+wait "$watch" || log "ringwatch failed: the ring buffer margin is unknown"
 swapoff /dev/zram0 2>/dev/null
 [ "$tc_rc" -eq 0 ] || fail "trace-cmd record exited with $tc_rc: $(tail -n 3 "$OUT/trace-cmd.log")"
 [ "$stress_rc" -eq 0 ] || fail "vmstress exited with $stress_rc"
