@@ -69,7 +69,7 @@ void report_text(const struct audit *a, FILE *out)
 		snprintf(h, sizeof(h), "cpu%d", c);
 		fprintf(out, " %12s", h);
 	}
-	fprintf(out, " %12s %14s  %s\n", "all cpus", "/proc/vmstat", "status");
+	fprintf(out, " %12s %17s  %s\n", "all cpus", "vmstat-read delta", "status");
 	for (int i = 0; i < a->t.nitems; i++) {
 		long long total = 0, vd;
 		bool ok;
@@ -94,14 +94,17 @@ void report_text(const struct audit *a, FILE *out)
 		vd = vmstat_delta(a, i, &ok);
 		fprintf(out, " %12lld", total);
 		if (ok)
-			fprintf(out, " %14lld", vd);
+			fprintf(out, " %17lld", vd);
 		else
-			fprintf(out, " %14s", "-");
+			fprintf(out, " %17s", "-");
 		fprintf(out, "  %s\n", item_status(a, i));
 	}
 	if (!shown)
 		fprintf(out, "(no item moved between the snapshots)\n");
-	fprintf(out, "\n/proc/vmstat shows pgpgin/pgpgout in KiB: half the counter.\n\n");
+	fprintf(out, "\n\"vmstat-read delta\" is vmstat-2.txt minus vmstat-1.txt: /proc/vmstat read at other\n"
+		"moments than the snapshots, so it differs from \"all cpus\"; the status checks each copy\n"
+		"against the replayed totals at the markers around its own read (see analysis/README.md).\n"
+		"/proc/vmstat shows pgpgin/pgpgout in KiB: half the counter.\n\n");
 
 	for (int c = 0; c < r->ncpus; c++) {
 		const struct cpu_replay *s = &r->cpu[c];
