@@ -27,6 +27,7 @@ struct audit {
 	bool have_vm[2];
 	struct snapshot_table st[2];
 	bool have_st[2];
+	const char *vm_path[2], *st_path[2];
 	unsigned char *vm_status[2];	/* nitems each */
 	struct strlist inconclusive, inconsistent, notes;
 	long long shortfall;		/* updates counted by events but missing from counters */
@@ -37,6 +38,13 @@ struct audit {
 
 void strlist_add(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strlist_free(struct strlist *l);
+
+/*
+ * Input faults found by comparing the text inputs with the trace's own tables and the replay
+ * (a table or copy that lacks items or CPUs, or names unknown ones, a counter that went down
+ * with no fold traced): 0, or -1 with "file: line: reason" in err (bad input, exit 2).
+ */
+int audit_check_inputs(struct audit *a, char *err, size_t errlen);
 
 /* Decides the verdict from a finished replay and the text inputs. */
 void audit_evaluate(struct audit *a);

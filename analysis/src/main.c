@@ -59,12 +59,12 @@ static char *join(const char *dir, const char *name)
 static int load_text(const char *path, const char *what, void *out,
 		     int (*parse)(const char *, size_t, void *, char *, size_t))
 {
-	char *buf, err[256];
+	char *buf, err[512];
 	size_t len;
 	int rc;
 
-	if (read_whole_file(path, &buf, &len))
-		return bad_input("%s: %s", path, strerror(errno));
+	if (read_whole_file(path, &buf, &len, err, sizeof(err)))
+		return bad_input("%s%s", err, "");
 	rc = parse(buf, len, out, err, sizeof(err));
 	free(buf);
 	if (rc) {
@@ -84,11 +84,12 @@ static int parse_snapshot_any(const char *b, size_t n, void *o, char *e, size_t 
 	return parse_snapshot_table(b, n, o, e, el);
 }
 
-static bool exists(const char *path)
+/* A run directory's file that is not there at all (not even as a dangling symlink). */
+static bool absent(const char *path)
 {
 	struct stat st;
 
-	return path && stat(path, &st) == 0;
+	return lstat(path, &st) != 0 && errno == ENOENT;
 }
 
 /* Everything main() can leave allocated, freed on every way out. */
@@ -169,18 +170,25 @@ static int run(int argc, char **argv)
 
 		if (paths[0])
 			return bad_input("give a RUN_DIR or --trace, not both%s%s", "", "");
-		if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-			return bad_input("%s: not a run directory (%s)", dir,
-					 errno ? strerror(errno) : "not a directory");
+		if (stat(dir, &st))
+			return bad_input("%s: %s (give a run directory from `make run`, or --trace FILE)", dir,
+					 strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			return bad_input("%s: not a directory, %s (give a run directory from `make run`, "
+					 "or --trace FILE)", dir, S_ISREG(st.st_mode) ? "a regular file"
+									: file_kind(st.st_mode));
+		/* Every file of a run directory is required: a check skipped is not a check passed. */
 		for (int k = 0; k < 5; k++) {
 			owned[k] = join(dir, names[k]);
 			if (!owned[k])
 				return bad_input("out of memory%s%s", "", "");
-			if (!paths[k] && (k == 0 || exists(owned[k])))
+			if (!paths[k])
 				paths[k] = owned[k];
+			if (paths[k] == owned[k] && absent(paths[k]))
+				return bad_input("%s: missing: a run directory from `make run` holds trace.dat, "
+						 "vmstat-1.txt, vmstat-2.txt, snapshot-1.txt and snapshot-2.txt%s",
+						 paths[k], "");
 		}
-		if (!exists(paths[0]))
-			return bad_input("%s: missing; is %s a directory from `make run`?", paths[0], dir);
 	}
 	if (optind < argc) {
 		fprintf(stderr, "vmstat-audit: unexpected argument '%s' (see --help)\n", argv[optind]);
@@ -197,14 +205,30 @@ static int run(int argc, char **argv)
 			if (rc)
 				return rc;
 			a.have_vm[k] = true;
+			a.vm_path[k] = paths[1 + k];
 		}
 		if (paths[3 + k]) {
 			rc = load_text(paths[3 + k], "vmstat snapshot table", &a.st[k], parse_snapshot_any);
 			if (rc)
 				return rc;
+			if (a.st[k].tag != (unsigned int)(k + 1)) {
+				fprintf(stderr, "vmstat-audit: %s: line 1: tag %u, expected tag %d (%s)\n",
+					paths[3 + k], a.st[k].tag, k + 1,
+					a.st[k].tag == (unsigned int)(2 - k) ? "the two snapshot tables swapped?"
+									      : "not the table of this snapshot");
+				return BAD_INPUT;
+			}
 			a.have_st[k] = true;
+			a.st_path[k] = paths[3 + k];
 		}
 	}
+	rc = open_regular(paths[0], err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "vmstat-audit: %s\n", err);
+		return BAD_INPUT;
+	}
+	close(rc);
+	rc = 0;
 	if (trace_open(&a.t, paths[0], err, sizeof(err))) {
 		fprintf(stderr, "vmstat-audit: %s\n", err);
 		return BAD_INPUT;
@@ -214,6 +238,10 @@ static int run(int argc, char **argv)
 		return BAD_INPUT;
 	}
 	if (trace_replay(&a.t, &a.r, progress, err, sizeof(err))) {
+		fprintf(stderr, "vmstat-audit: %s\n", err);
+		return BAD_INPUT;
+	}
+	if (audit_check_inputs(&a, err, sizeof(err))) {
 		fprintf(stderr, "vmstat-audit: %s\n", err);
 		return BAD_INPUT;
 	}

@@ -160,8 +160,10 @@ void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, u64 t
 		diverged(from, item, (long long)(from->cur[item] - value), DIV_FOLD, ts);
 		from->cur[item] = 0;
 	}
-	if (from->phase == BETWEEN_SNAPS)
+	if (from->phase == BETWEEN_SNAPS) {
 		from->fold_net[item] -= (long long)value;
+		from->folds_out_in_window++;
+	}
 }
 
 int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *values, size_t n, u64 ts)

@@ -24,6 +24,7 @@ struct cpu_replay {
 	bool snap1_dup, snap2_dup;
 	u64 snap1_ts, snap2_ts;
 	u64 events, events_in_window, folds_in, folds_out;
+	u64 folds_out_in_window;	/* folds of this CPU between its snapshots */
 	long long missed;		/* > 0: known count; lost_unknown: unknown */
 	bool lost_unknown;
 	u64 *snap1, *snap2, *cur;	/* counters: tag 1, tag 2, replayed */
