@@ -307,6 +307,23 @@ void audit_evaluate(struct audit *a)
 		else if (s->phase == BETWEEN_SNAPS)
 			strlist_add(&a->inconclusive, "CPU %d has a tag-1 snapshot but no tag-2 snapshot", c);
 	}
+	/* A CPU the file names but without a single record: its counters cannot be replayed. */
+	for (int c = 0; c < r->ncpus; c++) {
+		int e = c;
+
+		if (r->cpu[c].seen)
+			continue;
+		while (e + 1 < r->ncpus && !r->cpu[e + 1].seen)
+			e++;
+		if (e == c)
+			strlist_add(&a->inconclusive, "CPU %d is in the file but has no records (no snapshot, "
+				    "no event): its counters cannot be replayed (its ring buffer data is "
+				    "missing or empty)", c);
+		else
+			strlist_add(&a->inconclusive, "CPUs %d-%d are in the file but have no records (no "
+				    "snapshot, no event): their counters cannot be replayed", c, e);
+		c = e;
+	}
 	if (!any_snap[1])
 		strlist_add(&a->inconclusive, "no tag-1 snapshot in the trace");
 	else if (!any_snap[2])
