@@ -30,8 +30,8 @@ struct audit {
 	const char *vm_path[2], *st_path[2];
 	unsigned char *vm_status[2];	/* nitems each */
 	struct strlist inconclusive, inconsistent, notes;
-	long long shortfall;		/* updates counted by events but missing from counters */
-	long long excess;		/* the other way round */
+	u64 shortfall;			/* updates counted by events but missing from counters */
+	u64 excess;			/* the other way round (both saturate at 2^64-1) */
 	int covered;			/* items with a nonzero traced delta */
 	enum verdict verdict;
 };
@@ -50,8 +50,11 @@ int audit_check_inputs(struct audit *a, char *err, size_t errlen);
 void audit_evaluate(struct audit *a);
 
 const char *verdict_name(enum verdict v);
-long long counter_delta(const struct audit *a, int cpu, int item);
-long long replay_delta(const struct audit *a, int cpu, int item);
+/* Moves modulo 2^64 (read with mod_negative()/fmt_move()). */
+u64 counter_delta(const struct audit *a, int cpu, int item);
+u64 replay_delta(const struct audit *a, int cpu, int item);
+/* counter - events of one CPU and item, over every check, formatted with its sign. */
+const char *fmt_difference(char buf[24], u64 under, u64 over);
 bool cpu_has_window(const struct audit *a, int cpu);
 
 void report_text(const struct audit *a, FILE *out);

@@ -59,20 +59,29 @@ bool cpu_has_window(const struct audit *a, int cpu)
 	return a->r.cpu[cpu].phase == AFTER_SNAP2;
 }
 
-long long counter_delta(const struct audit *a, int cpu, int item)
+u64 counter_delta(const struct audit *a, int cpu, int item)
 {
 	const struct cpu_replay *s = &a->r.cpu[cpu];
 
 	if (!cpu_has_window(a, cpu))
 		return 0;
-	return (long long)(s->snap2[item] - s->snap1[item]);
+	return s->snap2[item] - s->snap1[item];
 }
 
-long long replay_delta(const struct audit *a, int cpu, int item)
+u64 replay_delta(const struct audit *a, int cpu, int item)
 {
 	const struct cpu_replay *s = &a->r.cpu[cpu];
 
-	return (long long)s->traced[item] + s->fold_net[item];
+	return s->traced[item] + s->fold_net[item];
+}
+
+const char *fmt_difference(char buf[24], u64 under, u64 over)
+{
+	if (over >= under)
+		snprintf(buf, 24, "%s%llu", over > under ? "+" : "", over - under);
+	else
+		snprintf(buf, 24, "-%llu", under - over);
+	return buf;
 }
 
 static const char *item_name(const struct audit *a, int i)
@@ -333,18 +342,18 @@ void audit_evaluate(struct audit *a)
 		const struct cpu_replay *s = &r->cpu[c];
 
 		for (int i = 0; i < a->t.nitems; i++) {
-			long long d = s->shortfall[i];
+			char b1[24], b2[24], b3[24];
 
-			if (!d)
+			if (!s->under[i] && !s->over[i])
 				continue;
-			if (d > 0)
-				a->shortfall += d;
-			else
-				a->excess -= d;
+			a->shortfall = sat_add(a->shortfall, s->under[i]);
+			a->excess = sat_add(a->excess, s->over[i]);
 			strlist_add(&a->inconsistent,
-				    "cpu%d %s: counter moved %lld, events say %lld (difference %+lld), "
+				    "cpu%d %s: counter moved %s, events say %s (difference %s), "
 				    "first diverged at %s, %.6f s",
-				    c, item_name(a, i), counter_delta(a, c, i), replay_delta(a, c, i), -d,
+				    c, item_name(a, i), fmt_move(b1, counter_delta(a, c, i), false),
+				    fmt_move(b2, replay_delta(a, c, i), false),
+				    fmt_difference(b3, s->under[i], s->over[i]),
 				    s->div_site[i] == DIV_FOLD ? "the fold of this CPU" : "the tag-2 snapshot",
 				    (double)s->div_ts[i] / 1e9);
 		}

@@ -10,7 +10,7 @@ static const char *name_of(const struct audit *a, int i)
 	return a->t.item_names[i] ? a->t.item_names[i] : "(unnamed)";
 }
 
-static long long vmstat_delta(const struct audit *a, int i, bool *ok)
+static u64 vmstat_delta(const struct audit *a, int i, bool *ok)
 {
 	long i0, i1;
 
@@ -22,7 +22,7 @@ static long long vmstat_delta(const struct audit *a, int i, bool *ok)
 	if (i0 < 0 || i1 < 0)
 		return 0;
 	*ok = true;
-	return (long long)(a->vm[1].values[i1] - a->vm[0].values[i0]);
+	return a->vm[1].values[i1] - a->vm[0].values[i0];
 }
 
 static bool item_active(const struct audit *a, int i)
@@ -30,7 +30,8 @@ static bool item_active(const struct audit *a, int i)
 	bool ok;
 
 	for (int c = 0; c < a->r.ncpus; c++)
-		if (counter_delta(a, c, i) || replay_delta(a, c, i) || a->r.cpu[c].shortfall[i])
+		if (counter_delta(a, c, i) || replay_delta(a, c, i) || a->r.cpu[c].under[i] ||
+		    a->r.cpu[c].over[i])
 			return true;
 	return vmstat_delta(a, i, &ok) != 0;
 }
@@ -38,7 +39,7 @@ static bool item_active(const struct audit *a, int i)
 static const char *item_status(const struct audit *a, int i)
 {
 	for (int c = 0; c < a->r.ncpus; c++)
-		if (a->r.cpu[c].shortfall[i])
+		if (a->r.cpu[c].under[i] || a->r.cpu[c].over[i])
 			return "DIVERGED";
 	for (int k = 0; k < 2; k++) {
 		if (!a->vm_status[k])
@@ -71,7 +72,8 @@ void report_text(const struct audit *a, FILE *out)
 	}
 	fprintf(out, " %12s %17s  %s\n", "all cpus", "vmstat-read delta", "status");
 	for (int i = 0; i < a->t.nitems; i++) {
-		long long total = 0, vd;
+		u64 total = 0, vd;
+		char b1[24], b2[24];
 		bool ok;
 
 		if (!item_active(a, i))
@@ -79,22 +81,23 @@ void report_text(const struct audit *a, FILE *out)
 		shown++;
 		fprintf(out, "%-30.30s", name_of(a, i));
 		for (int c = 0; c < r->ncpus; c++) {
-			long long cd = counter_delta(a, c, i), rd = replay_delta(a, c, i);
-			char cell[48];
+			u64 cd = counter_delta(a, c, i), rd = replay_delta(a, c, i);
+			char cell[56];
 
 			if (!cpu_has_window(a, c))
 				snprintf(cell, sizeof(cell), "-");
 			else if (cd == rd)
-				snprintf(cell, sizeof(cell), "%lld", cd);
+				snprintf(cell, sizeof(cell), "%s", fmt_move(b1, cd, false));
 			else
-				snprintf(cell, sizeof(cell), "%lld/%lld", rd, cd);
+				snprintf(cell, sizeof(cell), "%s/%s", fmt_move(b1, rd, false),
+					 fmt_move(b2, cd, false));
 			fprintf(out, " %12s", cell);
 			total += cd;
 		}
 		vd = vmstat_delta(a, i, &ok);
-		fprintf(out, " %12lld", total);
+		fprintf(out, " %12s", fmt_move(b1, total, false));
 		if (ok)
-			fprintf(out, " %17lld", vd);
+			fprintf(out, " %17s", fmt_move(b2, vd, false));
 		else
 			fprintf(out, " %17s", "-");
 		fprintf(out, "  %s\n", item_status(a, i));
@@ -115,8 +118,8 @@ void report_text(const struct audit *a, FILE *out)
 	}
 	fprintf(out, "item coverage: %d of %d items moved by traced events\n", a->covered, a->t.nitems);
 	if (a->shortfall || a->excess)
-		fprintf(out, "shortfall: %lld counted by events but missing from the counters; "
-			"excess: %lld\n", a->shortfall, a->excess);
+		fprintf(out, "shortfall: %llu counted by events but missing from the counters; "
+			"excess: %llu\n", a->shortfall, a->excess);
 	for (size_t k = 0; k < a->inconsistent.n && k < 40; k++)
 		fprintf(out, "inconsistent: %s\n", a->inconsistent.s[k]);
 	if (a->inconsistent.n > 40)
@@ -125,7 +128,7 @@ void report_text(const struct audit *a, FILE *out)
 		fprintf(out, "inconclusive: %s\n", a->inconclusive.s[k]);
 	for (size_t k = 0; k < a->notes.n; k++)
 		fprintf(out, "note: %s\n", a->notes.s[k]);
-	fprintf(out, "VERDICT: %s (%d items covered, shortfall %lld)\n", verdict_name(a->verdict),
+	fprintf(out, "VERDICT: %s (%d items covered, shortfall %llu)\n", verdict_name(a->verdict),
 		a->covered, a->shortfall);
 }
 
@@ -169,7 +172,7 @@ void report_json(const struct audit *a, FILE *out)
 	json_string(out, a->t.clock);
 	fprintf(out, ",\n  \"cpus\": %d,\n  \"items\": %d,\n  \"coverage\": %d,\n", r->ncpus,
 		a->t.nitems, a->covered);
-	fprintf(out, "  \"shortfall\": %lld,\n  \"excess\": %lld,\n", a->shortfall, a->excess);
+	fprintf(out, "  \"shortfall\": %llu,\n  \"excess\": %llu,\n", a->shortfall, a->excess);
 	json_strlist(out, "inconsistent", &a->inconsistent);
 	json_strlist(out, "inconclusive", &a->inconclusive);
 	fputs("  \"per_cpu\": [", out);
@@ -186,7 +189,8 @@ void report_json(const struct audit *a, FILE *out)
 	fputs("\n  ],\n  \"per_item\": [", out);
 	for (int i = 0; i < a->t.nitems; i++) {
 		bool ok;
-		long long vd;
+		u64 vd;
+		char b1[24], b2[24], b3[24], b4[24];
 
 		if (!a->t.item_names[i])
 			continue;
@@ -198,14 +202,16 @@ void report_json(const struct audit *a, FILE *out)
 			const struct cpu_replay *s = &r->cpu[c];
 
 			fprintf(out, "%s{\"cpu\": %d, \"snapshot1\": %llu, \"snapshot2\": %llu, "
-				"\"traced_delta\": %llu, \"fold_net\": %lld, \"counter_delta\": %lld, "
-				"\"difference\": %lld}", c ? ", " : "", c, s->snap1[i], s->snap2[i],
-				s->traced[i], s->fold_net[i], counter_delta(a, c, i), -s->shortfall[i]);
+				"\"traced_delta\": %s, \"fold_net\": %s, \"counter_delta\": %s, "
+				"\"difference\": %s}", c ? ", " : "", c, s->snap1[i], s->snap2[i],
+				fmt_move(b1, s->traced[i], false), fmt_move(b2, s->fold_net[i], false),
+				fmt_move(b3, counter_delta(a, c, i), false),
+				fmt_difference(b4, s->under[i], s->over[i]));
 		}
 		vd = vmstat_delta(a, i, &ok);
 		fputs("], \"proc_vmstat_delta\": ", out);
 		if (ok)
-			fprintf(out, "%lld", vd);
+			fputs(fmt_move(b1, vd, false), out);
 		else
 			fputs("null", out);
 		fputs(", \"status\": ", out);
@@ -247,7 +253,7 @@ void report_svg(const struct audit *a, FILE *out)
 					continue;
 				for (int c = 0; c < r->ncpus; c++) {
 					tot += r->cpu[c].traced[i];
-					div |= r->cpu[c].shortfall[i] != 0;
+					div |= r->cpu[c].under[i] || r->cpu[c].over[i];
 				}
 				if (pass == 0 && !div)
 					continue;
@@ -266,7 +272,7 @@ void report_svg(const struct audit *a, FILE *out)
 		"font-family=\"sans-serif\" font-size=\"12\">\n", W, TOP + npanels * (PH + 30) + 20);
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(out, "<text x=\"10\" y=\"22\" font-size=\"16\" fill=\"%s\">vmstat-audit: %s "
-		"(%d items covered, shortfall %lld)</text>\n", vcolor, verdict_name(a->verdict),
+		"(%d items covered, shortfall %llu)</text>\n", vcolor, verdict_name(a->verdict),
 		a->covered, a->shortfall);
 	fprintf(out, "<text x=\"10\" y=\"42\">vm_event_count events per second per CPU, busiest "
 		"items; bins of %.3f s</text>\n", secs);
@@ -287,10 +293,12 @@ void report_svg(const struct audit *a, FILE *out)
 				if (v > max)
 					max = v;
 			}
-			if (r->cpu[c].shortfall[i] && !div) {
+			if ((r->cpu[c].under[i] || r->cpu[c].over[i]) && !div) {
+				char b[24];
+
 				div = true;
-				snprintf(where, sizeof(where), " DIVERGED on cpu%d (difference %+lld)", c,
-					 -r->cpu[c].shortfall[i]);
+				snprintf(where, sizeof(where), " DIVERGED on cpu%d (difference %s)", c,
+					 fmt_difference(b, r->cpu[c].under[i], r->cpu[c].over[i]));
 			}
 		}
 		fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%s%s (peak %.0f/s)</text>\n", LEFT, y0 - 4,

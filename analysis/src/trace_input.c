@@ -3,6 +3,7 @@
 #include "text_inputs.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,9 +154,11 @@ int parse_cpustats(const char *text, struct cpu_stats *stats, int ncpus)
 	return seen;
 }
 
-static int read_at(int fd, long long off, void *buf, size_t n)
+static int read_at(int fd, u64 off, void *buf, size_t n)
 {
-	return pread(fd, buf, n, off) == (ssize_t)n ? 0 : -1;
+	if (off > (u64)INT64_MAX)
+		return -1;
+	return pread(fd, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
 }
 
 static unsigned long long le(const unsigned char *p, int n)
@@ -167,6 +170,12 @@ static unsigned long long le(const unsigned char *p, int n)
 	return v;
 }
 
+/* Whether [off, off + len) lies in a file of fsize bytes, without overflow. */
+static bool fits(u64 off, u64 len, u64 fsize)
+{
+	return off <= fsize && len <= fsize - off;
+}
+
 /*
  * A version 7 file is a chain of sections: the options sections name the
  * others (headers, formats, CPU data, ...) by offset and size, and the
@@ -174,27 +183,28 @@ static unsigned long long le(const unsigned char *p, int n)
  * its last sections without a word (so does `trace-cmd dump -v`); this
  * walks the chain and requires every section, and the file, to end where
  * the chain says. Returns 0 when the layout is whole or cannot be checked
- * (another version, compressed options).
+ * (another version, compressed options). All offsets and sizes are
+ * unsigned and checked against the file size before any sum.
  */
 int check_layout(const char *path, char *err, size_t errlen)
 {
 	unsigned char h[64], sec[16];
-	long long fsize, off, end = 0;
+	u64 fsize, off, end = 0;
 	struct stat st;
 	size_t v;
 	int fd, rc = 0, guard = 0;
 
-	fd = open(path, O_RDONLY);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
 		rc = set_err(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	fsize = st.st_size;
-	if (fsize < (long long)sizeof(h) || read_at(fd, 0, h, sizeof(h)) || memcmp(h, "\x17\x08\x44tracing", 10))
+	fsize = st.st_size < 0 ? 0 : (u64)st.st_size;
+	if (fsize < sizeof(h) || read_at(fd, 0, h, sizeof(h)) || memcmp(h, "\x17\x08\x44tracing", 10))
 		goto out;	/* libtracecmd has already accepted it; nothing more to say */
 	for (v = 10; v < sizeof(h) && h[v]; v++)
 		;
-	if (strcmp((char *)h + 10, "7") || h[v + 1] != 0)
+	if (v + 1 >= sizeof(h) || strcmp((char *)h + 10, "7") || h[v + 1] != 0)
 		goto out;	/* version 6, or big-endian: not walked */
 	v += 7;		/* endian, long size, page size */
 	while (v < sizeof(h) && h[v])	/* compression name */
@@ -205,16 +215,16 @@ int check_layout(const char *path, char *err, size_t errlen)
 	v++;
 	if (v + 8 > sizeof(h))
 		goto out;
-	off = (long long)le(h + v, 8);
+	off = le(h + v, 8);
 
 	while (off && guard++ < 64) {
-		long long size, q = 0, next = 0;
+		u64 size, q = 0, next = 0;
 		unsigned char *data;
 
-		if (off + 16 > fsize || read_at(fd, off, sec, 16))
+		if (!fits(off, 16, fsize) || read_at(fd, off, sec, 16))
 			goto truncated;
-		size = (long long)le(sec + 8, 8);
-		if (off + 16 + size > fsize)
+		size = le(sec + 8, 8);
+		if (!fits(off + 16, size, fsize))
 			goto truncated;
 		if (off + 16 + size > end)
 			end = off + 16 + size;
@@ -227,16 +237,16 @@ int check_layout(const char *path, char *err, size_t errlen)
 		}
 		while (q + 6 <= size) {
 			unsigned int id = (unsigned int)le(data + q, 2);
-			long long osz = (long long)le(data + q + 2, 4), val;
+			u64 osz = le(data + q + 2, 4), val;
 			const unsigned char *o = data + q + 6;
 
-			if (q + 6 + osz > size)
+			if (osz > size - q - 6)
 				break;
-			val = osz >= 8 ? (long long)le(o, 8) : 0;
+			val = osz >= 8 ? le(o, 8) : 0;
 			if (id == 0 && osz >= 8) {
 				next = val;
 			} else if (id == 3 && osz >= 8) {	/* BUFFER: name, clock, page, cpus, (id, off, size)... */
-				long long p = 8, ncpu;
+				u64 p = 8, ncpu;
 
 				while (p < osz && o[p])
 					p++;
@@ -244,23 +254,23 @@ int check_layout(const char *path, char *err, size_t errlen)
 				while (p < osz && o[p])
 					p++;
 				p += 1 + 4;
-				ncpu = p + 4 <= osz ? (long long)le(o + p, 4) : 0;
+				ncpu = p + 4 <= osz ? le(o + p, 4) : 0;
 				p += 4;
-				for (long long c = 0; c < ncpu && p + 20 <= osz; c++, p += 20) {
-					long long doff = (long long)le(o + p + 4, 8), dsz = (long long)le(o + p + 12, 8);
+				for (u64 c = 0; c < ncpu && p + 20 <= osz; c++, p += 20) {
+					u64 doff = le(o + p + 4, 8), dsz = le(o + p + 12, 8);
 
-					if (doff < 0 || dsz < 0 || doff + dsz > fsize) {
+					if (!fits(doff, dsz, fsize)) {
 						free(data);
 						goto truncated;
 					}
 					if (doff + dsz > end)
 						end = doff + dsz;
 				}
-			} else if (osz == 8 && val > 0 && val + 16 <= fsize &&
+			} else if (osz == 8 && val > 0 && fits(val, 16, fsize) &&
 				   !read_at(fd, val, sec, 16) && le(sec, 2) == id) {
-				long long ssz = (long long)le(sec + 8, 8);
+				u64 ssz = le(sec + 8, 8);
 
-				if (val + 16 + ssz > fsize) {
+				if (!fits(val + 16, ssz, fsize)) {
 					free(data);
 					goto truncated;
 				}
@@ -274,15 +284,20 @@ int check_layout(const char *path, char *err, size_t errlen)
 	}
 	/* What follows the last named section (the strings) must end exactly at the end. */
 	for (guard = 0; end < fsize && guard < 16; guard++) {
-		if (end + 16 > fsize || read_at(fd, end, sec, 16))
+		u64 ssz;
+
+		if (!fits(end, 16, fsize) || read_at(fd, end, sec, 16))
 			goto truncated;
-		end += 16 + (long long)le(sec + 8, 8);
+		ssz = le(sec + 8, 8);
+		if (!fits(end + 16, ssz, fsize))
+			goto truncated;
+		end += 16 + ssz;
 	}
 	if (end != fsize)
 		goto truncated;
 	goto out;
 truncated:
-	rc = set_err(err, errlen, "%s: its sections do not fit in its %lld bytes: truncated or corrupt",
+	rc = set_err(err, errlen, "%s: its sections do not fit in its %llu bytes: truncated or corrupt",
 		  path, fsize);
 out:
 	if (fd >= 0)
