@@ -112,16 +112,37 @@ static void cleanup(void)
 		free(owned[k]);
 }
 
-static int write_report(const char *path, void (*report)(const struct audit *, FILE *))
+/* Writes one report; a write error (ENOSPC on flush included) is bad output, exit 2. */
+static int write_report(const char *path, FILE *f, void (*report)(const struct audit *, FILE *))
+{
+	bool failed;
+	int e = 0;
+
+	report(&a, f);
+	failed = ferror(f) != 0;
+	if (failed)
+		e = errno;
+	if (f == stdout) {
+		if (fflush(f)) {
+			failed = true;
+			e = errno;
+		}
+	} else if (fclose(f)) {
+		failed = true;
+		e = errno;
+	}
+	if (failed)
+		return bad_input("%s: cannot write: %s", path, e ? strerror(e) : "write error");
+	return 0;
+}
+
+static int write_file_report(const char *path, void (*report)(const struct audit *, FILE *))
 {
 	FILE *f = fopen(path, "w");
 
 	if (!f)
 		return bad_input("%s: cannot write: %s", path, strerror(errno));
-	report(&a, f);
-	if (fclose(f))
-		return bad_input("%s: cannot write: %s", path, strerror(errno));
-	return 0;
+	return write_report(path, f, report);
 }
 
 static int run(int argc, char **argv)
@@ -247,13 +268,12 @@ static int run(int argc, char **argv)
 	}
 	audit_evaluate(&a);
 
-	if (json)
-		report_json(&a, stdout);
-	else
-		report_text(&a, stdout);
-	if (json_out && write_report(json_out, report_json))
+	/* The files first: nothing says VERDICT before every requested output is written. */
+	if (json_out && write_file_report(json_out, report_json))
 		return BAD_INPUT;
-	if (svg && write_report(svg, report_svg))
+	if (svg && write_file_report(svg, report_svg))
+		return BAD_INPUT;
+	if (write_report("standard output", stdout, json ? report_json : report_text))
 		return BAD_INPUT;
 	return (int)a.verdict;
 }
