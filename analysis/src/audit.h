@@ -10,7 +10,7 @@
 #include "text_inputs.h"
 #include "trace_input.h"
 
-enum verdict { CONSISTENT = 0, INCONSISTENT = 1, BAD_INPUT = 2, INCONCLUSIVE = 3 };
+enum verdict { CONSISTENT = 0, INCONSISTENT = 1, BAD_INPUT = 2, INCONCLUSIVE = 3, INTERNAL_ERROR = 4 };
 
 struct strlist {
 	size_t n, cap;

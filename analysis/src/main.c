@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,8 +37,9 @@ static void usage(FILE *out)
 		"  --no-progress     no progress output\n"
 		"  -h, --help        this text\n"
 		"\n"
-		"Exit status: 0 CONSISTENT, 1 INCONSISTENT, 2 bad input or usage, 3 INCONCLUSIVE\n"
-		"(data may be missing: lost events, overrun, a missing snapshot, marker or copy).\n");
+		"Exit status: 0 CONSISTENT, 1 INCONSISTENT, 2 bad input, usage or a failed write,\n"
+		"3 INCONCLUSIVE (data may be missing: lost events, overrun, a missing snapshot,\n"
+		"marker or copy, a CPU without records), 4 internal error (a crash of vmstat-audit).\n");
 }
 
 static int bad_input(const char *fmt, const char *a, const char *b)
@@ -280,35 +284,105 @@ static int run(int argc, char **argv)
 
 /*
  * libtraceevent 1.7's kbuffer crashes on some corrupt sub-buffers (found by
- * our fuzzer). The audit therefore runs in a child; a child that dies is a
- * file we cannot read, reported as bad input, never a crash of ours.
- * VMSTAT_AUDIT_NO_FORK=1 runs it in-process (for debuggers).
+ * our fuzzer). The audit therefore runs in a child. The child marks, in
+ * memory shared with us, when it is inside a libtracecmd/libtraceevent call
+ * (trace_where): a child that dies there read a file those libraries cannot
+ * read (bad input, exit 2); one that dies anywhere else died in our own code,
+ * reported as an internal error (exit 4) with its signal. The child dies with
+ * us (PR_SET_PDEATHSIG), and SIGTERM/SIGINT/SIGHUP/SIGQUIT sent to us are
+ * passed on to it. VMSTAT_AUDIT_NO_FORK=1 runs it in-process (for debuggers).
  */
+static volatile sig_atomic_t child_pid, forwarded;
+
+static void forward(int sig)
+{
+	forwarded = sig;
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
 int main(int argc, char **argv)
 {
+	static const int passed_on[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+	struct trace_where *where;
+	struct sigaction sa;
 	int rc, status;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
-	if (getenv("VMSTAT_AUDIT_NO_FORK"))
-		pid = 0;
-	else
-		pid = fork();
-	if (pid <= 0) {
+	if (getenv("VMSTAT_AUDIT_NO_FORK")) {
 		rc = run(argc, argv);
 		cleanup();
-		fflush(NULL);
-		if (pid == 0 && !getenv("VMSTAT_AUDIT_NO_FORK"))
-			_exit(rc);
+		if (fflush(NULL))
+			rc = BAD_INPUT;
 		return rc;
 	}
-	if (waitpid(pid, &status, 0) != pid) {
+	where = mmap(NULL, sizeof(*where), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (where == MAP_FAILED) {
+		fprintf(stderr, "vmstat-audit: cannot map memory shared with the audit process: %s\n",
+			strerror(errno));
+		return INTERNAL_ERROR;
+	}
+	memset(where, 0, sizeof(*where));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "vmstat-audit: cannot start the audit process: %s\n", strerror(errno));
+		return INTERNAL_ERROR;
+	}
+	if (pid == 0) {
+		/* Die with the parent, even if it died before this line. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(INTERNAL_ERROR);
+		signal(SIGPIPE, SIG_IGN);	/* a closed pipe is a write error, reported */
+		trace_where = where;
+		rc = run(argc, argv);
+		cleanup();
+		if (fflush(NULL))
+			rc = BAD_INPUT;
+		_exit(rc);
+	}
+	child_pid = pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t k = 0; k < sizeof(passed_on) / sizeof(passed_on[0]); k++)
+		sigaction(passed_on[k], &sa, NULL);
+	while ((rc = (int)waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (rc != pid) {
 		fprintf(stderr, "vmstat-audit: lost track of the audit process: %s\n", strerror(errno));
-		return BAD_INPUT;
+		return INTERNAL_ERROR;
+	}
+	if (forwarded && WIFSIGNALED(status) && WTERMSIG(status) == forwarded) {
+		/* Killed on our behalf: die of the same signal. */
+		signal(forwarded, SIG_DFL);
+		raise(forwarded);
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) <= INCONCLUSIVE)
 		return WEXITSTATUS(status);
-	fprintf(stderr, "vmstat-audit: reading the trace crashed libtracecmd/libtraceevent (%s %d): "
-		"the file is corrupt\n", WIFSIGNALED(status) ? "signal" : "exit",
-		WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-	return BAD_INPUT;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == INTERNAL_ERROR)
+		return INTERNAL_ERROR;
+	if (where->inside) {
+		where->call[sizeof(where->call) - 1] = '\0';
+		if (WIFSIGNALED(status))
+			fprintf(stderr, "vmstat-audit: reading the trace crashed libtracecmd/libtraceevent in "
+				"%s() (signal %d, %s): the file is corrupt\n", where->call, WTERMSIG(status),
+				strsignal(WTERMSIG(status)));
+		else
+			fprintf(stderr, "vmstat-audit: reading the trace failed inside libtracecmd/"
+				"libtraceevent in %s() (exit status %d, a sanitizer report?): the file is "
+				"corrupt\n", where->call, WEXITSTATUS(status));
+		return BAD_INPUT;
+	}
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "vmstat-audit: internal error: the audit process died in vmstat-audit's own "
+			"code (outside the trace libraries) of signal %d (%s): a bug in vmstat-audit; "
+			"please report it with the input files\n", WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+	else
+		fprintf(stderr, "vmstat-audit: internal error: the audit process exited with status %d in "
+			"vmstat-audit's own code (a sanitizer report?): a bug in vmstat-audit; please "
+			"report it with the input files\n", WEXITSTATUS(status));
+	return INTERNAL_ERROR;
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +24,21 @@
 int tracecmd_cpus(struct tracecmd_input *handle);
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
+
+static struct trace_where private_where;
+struct trace_where *trace_where = &private_where;
+
+static void lib_enter(const char *call)
+{
+	if (trace_where->call[0] != call[0] || strcmp(trace_where->call, call))
+		snprintf(trace_where->call, sizeof(trace_where->call), "%s", call);
+	trace_where->inside = 1;
+}
+
+static void lib_leave(void)
+{
+	trace_where->inside = 0;
+}
 
 /* Clocks that read one timeline on every CPU; "local" and "perf" are per-CPU. */
 bool clock_orders_cpus(const char *clock)
@@ -320,6 +337,7 @@ static int probe_open(const char *path, char *err, size_t errlen)
 	if (pid == 0) {
 		struct tracecmd_input *h;
 
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		devnull = open("/dev/null", O_WRONLY);
 		if (devnull >= 0)
 			dup2(devnull, STDERR_FILENO);
@@ -346,7 +364,9 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	if (probe_open(path, err, errlen))
 		return -1;
+	lib_enter("tracecmd_open");
 	t->handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	lib_leave();
 	if (!t->handle)
 		return set_err(err, errlen, "%s: not a readable trace-cmd file (truncated or corrupt?)", path);
 	t->tep = tracecmd_get_tep(t->handle);
@@ -408,8 +428,11 @@ void trace_close(struct trace_input *t)
 	free(t->item_names);
 	free(t->clock);
 	free(t->stats);
-	if (t->handle)
+	if (t->handle) {
+		lib_enter("tracecmd_close");
 		tracecmd_close(t->handle);
+		lib_leave();
+	}
 	memset(t, 0, sizeof(*t));
 }
 
@@ -450,7 +473,9 @@ static int read_num(struct replay_ctx *c, struct tep_format_field *f, struct tep
 		}
 		return 0;
 	}
+	lib_enter("tep_read_number");
 	*v = tep_read_number(c->t->tep, p, f->size);
+	lib_leave();
 	return 0;
 }
 
@@ -498,7 +523,9 @@ static int on_missed(struct tracecmd_input *handle, struct tep_event *event,
 
 	(void)handle;
 	(void)event;
+	lib_leave();
 	replay_missed(c->r, cpu, rec->missed_events);
+	lib_enter("tracecmd_iterate_events");
 	return 0;
 }
 
@@ -519,19 +546,34 @@ static int marker_index(const char *buf, size_t len)
 	return -1;
 }
 
+static int on_record_ours(struct replay_ctx *c, struct trace_input *t, struct tep_record *rec, int cpu);
+
+/* Called from inside libtracecmd: our own code runs between lib_leave() and lib_enter(). */
 static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu, void *data)
 {
 	struct replay_ctx *c = data;
 	struct trace_input *t = c->t;
-	int type;
+	int ret;
 
 	(void)handle;
+	lib_leave();
+	ret = on_record_ours(c, t, rec, cpu);
+	lib_enter("tracecmd_iterate_events");
+	return ret;
+}
+
+static int on_record_ours(struct replay_ctx *c, struct trace_input *t, struct tep_record *rec, int cpu)
+{
+	int type;
+
 	c->records++;
 	if ((c->records & 0xffff) == 0)
 		show_progress(c);
 	if (rec->size < 4)
 		return bad_record(c, rec, "short");
+	lib_enter("tep_data_type");
 	type = tep_data_type(t->tep, rec);
+	lib_leave();
 	replay_seen(c->r, cpu, rec->ts);
 	if (type == t->id_count) {
 		unsigned long long item, delta;
@@ -563,8 +605,10 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int 
 			c->error = 1;
 			return -1;
 		}
+		lib_enter("tep_read_number");
 		for (size_t i = 0; i < n; i++)
 			c->values[i] = tep_read_number(t->tep, p + i * (size_t)t->long_size, t->long_size);
+		lib_leave();
 		replay_snapshot(c->r, cpu, (unsigned int)tag, c->values, n, rec->ts);
 	} else if (type == t->id_print && t->f_buf) {
 		const char *p = NULL;
@@ -601,7 +645,9 @@ int trace_replay(struct trace_input *t, struct replay *r, bool progress, char *e
 	c.last_progress = c.started;
 	c.native = tep_is_file_bigendian(t->tep) == tep_is_local_bigendian(t->tep);
 	tracecmd_follow_missed_events(t->handle, on_missed, &c);
+	lib_enter("tracecmd_iterate_events");
 	ret = tracecmd_iterate_events(t->handle, NULL, 0, on_record, &c);
+	lib_leave();
 	if (progress && c.records > 0xffff)
 		fprintf(stderr, "vmstat-audit: %llu records read%20s\n", c.records, "");
 	free(c.values);
