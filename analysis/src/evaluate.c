@@ -290,6 +290,9 @@ void audit_evaluate(struct audit *a)
 	if (!a->t.have_cpustats)
 		strlist_add(&a->inconclusive, "the file has no per-CPU ring buffer statistics: "
 			    "overruns cannot be ruled out");
+	if (r->bins_lost)
+		strlist_add(&a->notes, "out of memory for some CPUs' activity histograms: the --svg chart "
+			    "lacks them (the verdict does not use them)");
 	if (r->unknown_items)
 		strlist_add(&a->inconclusive, "%llu events name an item or CPU outside the trace's "
 			    "own tables", r->unknown_items);

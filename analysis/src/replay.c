@@ -26,9 +26,8 @@ int replay_init(struct replay *r, int ncpus, int nitems)
 		s->over = calloc(n, sizeof(u64));
 		s->div_ts = calloc(n, sizeof(u64));
 		s->div_site = calloc(n, 1);
-		s->bins = calloc(n * MAX_BINS, sizeof(unsigned int));
 		if (!s->snap1 || !s->snap2 || !s->cur || !s->traced || !s->fold_net ||
-		    !s->under || !s->over || !s->div_ts || !s->div_site || !s->bins)
+		    !s->under || !s->over || !s->div_ts || !s->div_site)
 			return -1;
 	}
 	for (int m = 0; m < 4; m++) {
@@ -86,8 +85,18 @@ static void bin_add(struct replay *r, int cpu, int item, u64 ts, u64 n)
 	if (ts < r->first_ts)
 		return;
 	b = (ts - r->first_ts) / r->bin_ns;
+	/* 94 KB per CPU at 92 items: only for CPUs that have events to draw. */
+	if (!r->cpu[cpu].bins) {
+		r->cpu[cpu].bins = calloc((size_t)r->nitems * MAX_BINS, sizeof(unsigned int));
+		if (!r->cpu[cpu].bins) {
+			r->bins_lost = true;
+			return;
+		}
+	}
 	while (b >= MAX_BINS) {
 		for (int c = 0; c < r->ncpus; c++) {
+			if (!r->cpu[c].bins)
+				continue;
 			for (int i = 0; i < r->nitems; i++) {
 				unsigned int *h = r->cpu[c].bins + (size_t)i * MAX_BINS;
 

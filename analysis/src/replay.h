@@ -50,7 +50,8 @@ struct cpu_replay {
 	u64 *under, *over;		/* replay above / below the counter, summed (saturating) */
 	u64 *div_ts;			/* first divergence */
 	unsigned char *div_site;
-	unsigned int *bins;		/* activity histogram: nbins per item */
+	unsigned int *bins;		/* activity histogram: MAX_BINS per item; NULL until this
+					 * CPU has an event between its snapshots */
 };
 
 struct marker_totals {
@@ -71,6 +72,7 @@ struct replay {
 	int nbins;
 	u64 records, unknown_items;
 	int bad_cpu_events;
+	bool bins_lost;			/* out of memory for some CPU's histogram (SVG only) */
 };
 
 int replay_init(struct replay *r, int ncpus, int nitems);

@@ -287,7 +287,7 @@ void report_svg(const struct audit *a, FILE *out)
 		char where[128] = "";
 
 		for (int c = 0; c < r->ncpus; c++) {
-			for (int b = 0; b < nbins; b++) {
+			for (int b = 0; b < nbins && r->cpu[c].bins; b++) {
 				double v = r->cpu[c].bins[(size_t)i * MAX_BINS + b] / secs;
 
 				if (v > max)
@@ -307,6 +307,8 @@ void report_svg(const struct audit *a, FILE *out)
 			"stroke=\"%s\" stroke-width=\"%d\"/>\n", LEFT, y0, PW, PH, div ? "#b00020" : "#999",
 			div ? 2 : 1);
 		for (int c = 0; c < r->ncpus; c++) {
+			if (!r->cpu[c].bins)
+				continue;	/* no event between its snapshots */
 			fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
 				palette[c % 8]);
 			for (int b = 0; b < nbins; b++) {
