@@ -284,7 +284,11 @@ void audit_evaluate(struct audit *a)
 	const struct replay *r = &a->r;
 	bool any_snap[3] = { false, false, false };
 
-	if (!clock_orders_cpus(a->t.clock))
+	if (!strncmp(a->t.clock, "unknown", 7))
+		strlist_add(&a->inconclusive, "the trace clock is not readable from the file's options "
+			    "(read from version 7 files with uncompressed options only): the order of "
+			    "events across CPUs is not known (record with --compression none)");
+	else if (!clock_orders_cpus(a->t.clock))
 		strlist_add(&a->inconclusive, "trace clock '%s' does not order events across CPUs "
 			    "(record with -C global or mono)", a->t.clock);
 	if (!a->t.have_cpustats)

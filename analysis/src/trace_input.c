@@ -18,12 +18,53 @@
 #include <trace-cmd.h>
 
 /*
- * libtracecmd 1.3 (trace-cmd 3.1.6) exports these, but declares them only in
- * its private header; the signatures are those of trace-cmd-private.h.
+ * The public headers of libtracecmd 1.3 give the CPU count (tep_get_cpus())
+ * but neither the trace clock nor the CPUSTAT text: check_layout() reads
+ * those from the file's options itself, bounds-checked.
  */
-int tracecmd_cpus(struct tracecmd_input *handle);
-const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
-const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
+struct layout_info {
+	char *clock;		/* TRACECLOCK's [selected] clock, or the top BUFFER's clock */
+	char *cpustats;		/* the CPUSTAT options' text, concatenated */
+	size_t cpustats_len;
+};
+
+static void layout_info_free(struct layout_info *li)
+{
+	free(li->clock);
+	free(li->cpustats);
+	memset(li, 0, sizeof(*li));
+}
+
+/* "local [global] counter ...": the bracketed name. */
+static char *selected_clock(const unsigned char *o, u64 n)
+{
+	const unsigned char *lb = memchr(o, '[', n), *rb;
+
+	if (!lb)
+		return NULL;
+	rb = memchr(lb, ']', n - (u64)(lb - o));
+	if (!rb || rb == lb + 1)
+		return NULL;
+	return strndup((const char *)lb + 1, (size_t)(rb - lb - 1));
+}
+
+static void add_cpustats(struct layout_info *li, const unsigned char *o, u64 n)
+{
+	const unsigned char *z = memchr(o, '\0', n);
+	size_t len = z ? (size_t)(z - o) : (size_t)n;
+	char *nb;
+
+	if (!li || len > (1 << 20))
+		return;
+	nb = realloc(li->cpustats, li->cpustats_len + len + 2);
+	if (!nb)
+		return;
+	memcpy(nb + li->cpustats_len, o, len);
+	li->cpustats_len += len;
+	nb[li->cpustats_len++] = '\n';
+	nb[li->cpustats_len] = '\0';
+	li->cpustats = nb;
+}
 
 static struct trace_where private_where;
 struct trace_where *trace_where = &private_where;
@@ -203,7 +244,14 @@ static bool fits(u64 off, u64 len, u64 fsize)
  * (another version, compressed options). All offsets and sizes are
  * unsigned and checked against the file size before any sum.
  */
+static int read_layout(const char *path, struct layout_info *li, char *err, size_t errlen);
+
 int check_layout(const char *path, char *err, size_t errlen)
+{
+	return read_layout(path, NULL, err, errlen);
+}
+
+static int read_layout(const char *path, struct layout_info *li, char *err, size_t errlen)
 {
 	unsigned char h[64], sec[16];
 	u64 fsize, off, end = 0;
@@ -262,14 +310,23 @@ int check_layout(const char *path, char *err, size_t errlen)
 			val = osz >= 8 ? le(o, 8) : 0;
 			if (id == 0 && osz >= 8) {
 				next = val;
+			} else if (id == 4 && li && !li->clock) {	/* TRACECLOCK: the trace_clock file */
+				li->clock = selected_clock(o, osz);
+			} else if (id == 2 && li) {	/* CPUSTAT: one CPU's stats text */
+				add_cpustats(li, o, osz);
 			} else if (id == 3 && osz >= 8) {	/* BUFFER: name, clock, page, cpus, (id, off, size)... */
-				u64 p = 8, ncpu;
+				u64 p = 8, ncpu, name_end, clock_start;
 
 				while (p < osz && o[p])
 					p++;
+				name_end = p;
 				p++;
+				clock_start = p;
 				while (p < osz && o[p])
 					p++;
+				/* The top instance (empty name) names the clock when TRACECLOCK is absent. */
+				if (li && !li->clock && name_end == 8 && p < osz && p > clock_start)
+					li->clock = strndup((const char *)o + clock_start, (size_t)(p - clock_start));
 				p += 1 + 4;
 				ncpu = p + 4 <= osz ? le(o + p, 4) : 0;
 				p += 4;
@@ -356,7 +413,7 @@ static int probe_open(const char *path, char *err, size_t errlen)
 int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen)
 {
 	struct tep_event *count, *fold, *snap, *print;
-	const char *clock, *cpustats;
+	struct layout_info li = { 0 };
 	bool ok = true;
 
 	memset(t, 0, sizeof(*t));
@@ -368,13 +425,25 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	t->handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	lib_leave();
 	if (!t->handle)
-		return set_err(err, errlen, "%s: not a readable trace-cmd file (truncated or corrupt?)", path);
+		return set_err(err, errlen, "%s: libtracecmd cannot open it: not a trace-cmd file, or its "
+			       "headers are truncated or corrupt", path);
 	t->tep = tracecmd_get_tep(t->handle);
-	t->ncpus = tracecmd_cpus(t->handle);
+	t->ncpus = t->tep ? tep_get_cpus(t->tep) : 0;
 	if (!t->tep || t->ncpus <= 0 || t->ncpus > 4096)
-		return set_err(err, errlen, "%s: the file names %d CPUs", path, t->ncpus);
-	if (check_layout(path, err, errlen))
+		return set_err(err, errlen, "%s: the file names %d CPUs (1 to 4096 expected): corrupt",
+			       path, t->ncpus);
+	if (read_layout(path, &li, err, errlen)) {
+		layout_info_free(&li);
 		return -1;
+	}
+	t->clock = li.clock ? li.clock : strdup("unknown (not a version 7 file with plain options)");
+	li.clock = NULL;
+	t->stats = calloc((size_t)t->ncpus, sizeof(*t->stats));
+	if (t->clock && t->stats && li.cpustats)
+		t->have_cpustats = parse_cpustats(li.cpustats, t->stats, t->ncpus) > 0;
+	layout_info_free(&li);
+	if (!t->clock || !t->stats)
+		return set_err(err, errlen, "out of memory");
 	t->long_size = tep_get_long_size(t->tep);
 	if (t->long_size != 4 && t->long_size != 8)
 		t->long_size = 8;
@@ -409,14 +478,6 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	if (load_item_names(t, count, err, errlen))
 		return -1;
 
-	clock = tracecmd_get_trace_clock(t->handle);
-	t->clock = strdup(clock ? clock : "unknown");
-	t->stats = calloc((size_t)t->ncpus, sizeof(*t->stats));
-	if (!t->clock || !t->stats)
-		return set_err(err, errlen, "out of memory");
-	cpustats = tracecmd_get_cpustats(t->handle);
-	if (cpustats)
-		t->have_cpustats = parse_cpustats(cpustats, t->stats, t->ncpus) > 0;
 	return 0;
 }
 
