@@ -10,7 +10,7 @@
 #include "text_inputs.h"
 #include "trace_input.h"
 
-enum verdict { CONSISTENT = 0, INCONSISTENT = 1, BAD_INPUT = 2, INCONCLUSIVE = 3 };
+enum verdict { CONSISTENT = 0, INCONSISTENT = 1, BAD_INPUT = 2, INCONCLUSIVE = 3, INTERNAL_ERROR = 4 };
 
 struct strlist {
 	size_t n, cap;
@@ -27,10 +27,11 @@ struct audit {
 	bool have_vm[2];
 	struct snapshot_table st[2];
 	bool have_st[2];
+	const char *vm_path[2], *st_path[2];
 	unsigned char *vm_status[2];	/* nitems each */
 	struct strlist inconclusive, inconsistent, notes;
-	long long shortfall;		/* updates counted by events but missing from counters */
-	long long excess;		/* the other way round */
+	u64 shortfall;			/* updates counted by events but missing from counters */
+	u64 excess;			/* the other way round (both saturate at 2^64-1) */
 	int covered;			/* items with a nonzero traced delta */
 	enum verdict verdict;
 };
@@ -38,12 +39,22 @@ struct audit {
 void strlist_add(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strlist_free(struct strlist *l);
 
+/*
+ * Input faults found by comparing the text inputs with the trace's own tables and the replay
+ * (a table or copy that lacks items or CPUs, or names unknown ones, a counter that went down
+ * with no fold traced): 0, or -1 with "file: line: reason" in err (bad input, exit 2).
+ */
+int audit_check_inputs(struct audit *a, char *err, size_t errlen);
+
 /* Decides the verdict from a finished replay and the text inputs. */
 void audit_evaluate(struct audit *a);
 
 const char *verdict_name(enum verdict v);
-long long counter_delta(const struct audit *a, int cpu, int item);
-long long replay_delta(const struct audit *a, int cpu, int item);
+/* Moves modulo 2^64 (read with mod_negative()/fmt_move()). */
+u64 counter_delta(const struct audit *a, int cpu, int item);
+u64 replay_delta(const struct audit *a, int cpu, int item);
+/* counter - events of one CPU and item, over every check, formatted with its sign. */
+const char *fmt_difference(char buf[24], u64 under, u64 over);
 bool cpu_has_window(const struct audit *a, int cpu);
 
 void report_text(const struct audit *a, FILE *out);

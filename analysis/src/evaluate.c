@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,20 +59,29 @@ bool cpu_has_window(const struct audit *a, int cpu)
 	return a->r.cpu[cpu].phase == AFTER_SNAP2;
 }
 
-long long counter_delta(const struct audit *a, int cpu, int item)
+u64 counter_delta(const struct audit *a, int cpu, int item)
 {
 	const struct cpu_replay *s = &a->r.cpu[cpu];
 
 	if (!cpu_has_window(a, cpu))
 		return 0;
-	return (long long)(s->snap2[item] - s->snap1[item]);
+	return s->snap2[item] - s->snap1[item];
 }
 
-long long replay_delta(const struct audit *a, int cpu, int item)
+u64 replay_delta(const struct audit *a, int cpu, int item)
 {
 	const struct cpu_replay *s = &a->r.cpu[cpu];
 
-	return (long long)s->traced[item] + s->fold_net[item];
+	return s->traced[item] + s->fold_net[item];
+}
+
+const char *fmt_difference(char buf[24], u64 under, u64 over)
+{
+	if (over >= under)
+		snprintf(buf, 24, "%s%llu", over > under ? "+" : "", over - under);
+	else
+		snprintf(buf, 24, "-%llu", under - over);
+	return buf;
 }
 
 static const char *item_name(const struct audit *a, int i)
@@ -152,10 +162,9 @@ static void check_snapshot_text(struct audit *a, int k)
 	const struct snapshot_table *st = &a->st[k];
 	int bad = 0;
 
-	if (!a->have_st[k])
-		return;
-	if (st->tag != (unsigned int)(k + 1)) {
-		strlist_add(&a->inconsistent, "snapshot table %d has tag %u", k + 1, st->tag);
+	if (!a->have_st[k]) {
+		strlist_add(&a->inconclusive, "no snapshot table %d (--snapshot-%s): the debugfs table "
+			    "check was not made", k + 1, k == 0 ? "before" : "after");
 		return;
 	}
 	for (size_t c = 0; c < st->ncpus; c++) {
@@ -174,12 +183,8 @@ static void check_snapshot_text(struct audit *a, int k)
 			for (i = 0; i < a->t.nitems; i++)
 				if (a->t.item_names[i] && !strcmp(a->t.item_names[i], st->names[j]))
 					break;
-			if (i == a->t.nitems) {
-				if (c == 0)
-					strlist_add(&a->inconsistent, "snapshot table %d names '%s', which the "
-						    "trace does not know", k + 1, st->names[j]);
-				continue;
-			}
+			if (i == a->t.nitems)
+				continue;	/* refused as bad input by audit_check_inputs() */
 			if (st->values[j * st->ncpus + c] != ev[i] && bad++ < 5)
 				strlist_add(&a->inconsistent, "snapshot table %d: cpu%d %s = %llu, its event "
 					    "says %llu", k + 1, cpu, st->names[j],
@@ -188,17 +193,110 @@ static void check_snapshot_text(struct audit *a, int k)
 	}
 }
 
+static int item_index(const struct audit *a, const char *name)
+{
+	for (int i = 0; i < a->t.nitems; i++)
+		if (a->t.item_names[i] && !strcmp(a->t.item_names[i], name))
+			return i;
+	return -1;
+}
+
+/* Whether a counter went down: its move modulo 2^64 is past half the range. */
+static bool went_down(u64 from, u64 to)
+{
+	return to - from > (u64)INT64_MAX;
+}
+
+int audit_check_inputs(struct audit *a, char *err, size_t errlen)
+{
+	const struct replay *r = &a->r;
+	int named = 0;
+
+	for (int i = 0; i < a->t.nitems; i++)
+		named += a->t.item_names[i] != NULL;
+	for (int k = 0; k < 2; k++) {
+		const struct snapshot_table *st = &a->st[k];
+		int missing = 0, first = -1;
+
+		if (!a->have_st[k])
+			continue;
+		for (size_t j = 0; j < st->nitems; j++)
+			if (item_index(a, st->names[j]) < 0)
+				return set_err(err, errlen, "%s: line %zu: item '%.64s' is not in the trace's item "
+					       "table (a table from another kernel or run?)", a->st_path[k],
+					       st->lines[j], st->names[j]);
+		for (int i = 0; i < a->t.nitems; i++) {
+			bool found = false;
+
+			if (!a->t.item_names[i])
+				continue;
+			for (size_t j = 0; j < st->nitems && !found; j++)
+				found = !strcmp(st->names[j], a->t.item_names[i]);
+			if (!found && missing++ == 0)
+				first = i;
+		}
+		if (missing)
+			return set_err(err, errlen, "%s: lacks %d of the %d items the trace names (first: '%s'): "
+				       "a table cut short, or from another kernel", a->st_path[k], missing, named,
+				       a->t.item_names[first]);
+		for (int c = 0; c < r->ncpus; c++) {
+			bool has_snap = k == 0 ? r->cpu[c].phase != BEFORE_SNAP1 : r->cpu[c].phase == AFTER_SNAP2;
+			bool found = false;
+
+			for (size_t j = 0; j < st->ncpus && !found; j++)
+				found = st->cpus[j] == c;
+			if (has_snap && !found)
+				return set_err(err, errlen, "%s: line 2: no column for cpu%d, which has a tag-%d "
+					       "snapshot in the trace (a column dropped?)", a->st_path[k], c, k + 1);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		if (!a->have_vm[k])
+			continue;
+		for (int i = 0; i < a->t.nitems; i++)
+			if (a->t.item_names[i] && vmstat_find(&a->vm[k], a->t.item_names[i]) < 0)
+				return set_err(err, errlen, "%s: lacks '%s', which the trace's item table names "
+					       "(a copy cut short, or from another kernel)", a->vm_path[k],
+					       a->t.item_names[i]);
+	}
+	/* A per-CPU counter only goes down when a fold moves it away; untraced folds are missing input. */
+	for (int c = 0; c < r->ncpus; c++) {
+		const struct cpu_replay *s = &r->cpu[c];
+
+		if (s->phase != AFTER_SNAP2)
+			continue;
+		for (int i = 0; i < a->t.nitems; i++) {
+			if (!went_down(s->snap1[i], s->snap2[i]) || s->folds_out_in_window)
+				continue;
+			return set_err(err, errlen, "%s: cpu%d %s went down from %llu at its tag-1 snapshot to "
+				       "%llu at its tag-2 snapshot, but no vm_event_fold out of cpu%d was traced%s",
+				       a->t.path, c, item_name(a, i), s->snap1[i], s->snap2[i], c,
+				       a->t.id_fold < 0 ? " (the file has no vmstat:vm_event_fold format: record "
+							  "with -e vmstat:vm_event_fold)"
+							: " (fold events lost?)");
+		}
+	}
+	return 0;
+}
+
 void audit_evaluate(struct audit *a)
 {
 	const struct replay *r = &a->r;
 	bool any_snap[3] = { false, false, false };
 
-	if (!clock_orders_cpus(a->t.clock))
+	if (!strncmp(a->t.clock, "unknown", 7))
+		strlist_add(&a->inconclusive, "the trace clock is not readable from the file's options "
+			    "(read from version 7 files with uncompressed options only): the order of "
+			    "events across CPUs is not known (record with --compression none)");
+	else if (!clock_orders_cpus(a->t.clock))
 		strlist_add(&a->inconclusive, "trace clock '%s' does not order events across CPUs "
 			    "(record with -C global or mono)", a->t.clock);
 	if (!a->t.have_cpustats)
 		strlist_add(&a->inconclusive, "the file has no per-CPU ring buffer statistics: "
 			    "overruns cannot be ruled out");
+	if (r->bins_lost)
+		strlist_add(&a->notes, "out of memory for some CPUs' activity histograms: the --svg chart "
+			    "lacks them (the verdict does not use them)");
 	if (r->unknown_items)
 		strlist_add(&a->inconclusive, "%llu events name an item or CPU outside the trace's "
 			    "own tables", r->unknown_items);
@@ -225,6 +323,23 @@ void audit_evaluate(struct audit *a)
 		else if (s->phase == BETWEEN_SNAPS)
 			strlist_add(&a->inconclusive, "CPU %d has a tag-1 snapshot but no tag-2 snapshot", c);
 	}
+	/* A CPU the file names but without a single record: its counters cannot be replayed. */
+	for (int c = 0; c < r->ncpus; c++) {
+		int e = c;
+
+		if (r->cpu[c].seen)
+			continue;
+		while (e + 1 < r->ncpus && !r->cpu[e + 1].seen)
+			e++;
+		if (e == c)
+			strlist_add(&a->inconclusive, "CPU %d is in the file but has no records (no snapshot, "
+				    "no event): its counters cannot be replayed (its ring buffer data is "
+				    "missing or empty)", c);
+		else
+			strlist_add(&a->inconclusive, "CPUs %d-%d are in the file but have no records (no "
+				    "snapshot, no event): their counters cannot be replayed", c, e);
+		c = e;
+	}
 	if (!any_snap[1])
 		strlist_add(&a->inconclusive, "no tag-1 snapshot in the trace");
 	else if (!any_snap[2])
@@ -234,18 +349,18 @@ void audit_evaluate(struct audit *a)
 		const struct cpu_replay *s = &r->cpu[c];
 
 		for (int i = 0; i < a->t.nitems; i++) {
-			long long d = s->shortfall[i];
+			char b1[24], b2[24], b3[24];
 
-			if (!d)
+			if (!s->under[i] && !s->over[i])
 				continue;
-			if (d > 0)
-				a->shortfall += d;
-			else
-				a->excess -= d;
+			a->shortfall = sat_add(a->shortfall, s->under[i]);
+			a->excess = sat_add(a->excess, s->over[i]);
 			strlist_add(&a->inconsistent,
-				    "cpu%d %s: counter moved %lld, events say %lld (difference %+lld), "
+				    "cpu%d %s: counter moved %s, events say %s (difference %s), "
 				    "first diverged at %s, %.6f s",
-				    c, item_name(a, i), counter_delta(a, c, i), replay_delta(a, c, i), -d,
+				    c, item_name(a, i), fmt_move(b1, counter_delta(a, c, i), false),
+				    fmt_move(b2, replay_delta(a, c, i), false),
+				    fmt_difference(b3, s->under[i], s->over[i]),
 				    s->div_site[i] == DIV_FOLD ? "the fold of this CPU" : "the tag-2 snapshot",
 				    (double)s->div_ts[i] / 1e9);
 		}

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,8 +37,9 @@ static void usage(FILE *out)
 		"  --no-progress     no progress output\n"
 		"  -h, --help        this text\n"
 		"\n"
-		"Exit status: 0 CONSISTENT, 1 INCONSISTENT, 2 bad input or usage, 3 INCONCLUSIVE\n"
-		"(data may be missing: lost events, overrun, a missing snapshot, marker or copy).\n");
+		"Exit status: 0 CONSISTENT, 1 INCONSISTENT, 2 bad input, usage or a failed write,\n"
+		"3 INCONCLUSIVE (data may be missing: lost events, overrun, a missing snapshot,\n"
+		"marker or copy, a CPU without records), 4 internal error (a crash of vmstat-audit).\n");
 }
 
 static int bad_input(const char *fmt, const char *a, const char *b)
@@ -59,12 +63,12 @@ static char *join(const char *dir, const char *name)
 static int load_text(const char *path, const char *what, void *out,
 		     int (*parse)(const char *, size_t, void *, char *, size_t))
 {
-	char *buf, err[256];
+	char *buf, err[512];
 	size_t len;
 	int rc;
 
-	if (read_whole_file(path, &buf, &len))
-		return bad_input("%s: %s", path, strerror(errno));
+	if (read_whole_file(path, &buf, &len, err, sizeof(err)))
+		return bad_input("%s%s", err, "");
 	rc = parse(buf, len, out, err, sizeof(err));
 	free(buf);
 	if (rc) {
@@ -84,11 +88,12 @@ static int parse_snapshot_any(const char *b, size_t n, void *o, char *e, size_t 
 	return parse_snapshot_table(b, n, o, e, el);
 }
 
-static bool exists(const char *path)
+/* A run directory's file that is not there at all (not even as a dangling symlink). */
+static bool absent(const char *path)
 {
 	struct stat st;
 
-	return path && stat(path, &st) == 0;
+	return lstat(path, &st) != 0 && errno == ENOENT;
 }
 
 /* Everything main() can leave allocated, freed on every way out. */
@@ -111,16 +116,37 @@ static void cleanup(void)
 		free(owned[k]);
 }
 
-static int write_report(const char *path, void (*report)(const struct audit *, FILE *))
+/* Writes one report; a write error (ENOSPC on flush included) is bad output, exit 2. */
+static int write_report(const char *path, FILE *f, void (*report)(const struct audit *, FILE *))
+{
+	bool failed;
+	int e = 0;
+
+	report(&a, f);
+	failed = ferror(f) != 0;
+	if (failed)
+		e = errno;
+	if (f == stdout) {
+		if (fflush(f)) {
+			failed = true;
+			e = errno;
+		}
+	} else if (fclose(f)) {
+		failed = true;
+		e = errno;
+	}
+	if (failed)
+		return bad_input("%s: cannot write: %s", path, e ? strerror(e) : "write error");
+	return 0;
+}
+
+static int write_file_report(const char *path, void (*report)(const struct audit *, FILE *))
 {
 	FILE *f = fopen(path, "w");
 
 	if (!f)
 		return bad_input("%s: cannot write: %s", path, strerror(errno));
-	report(&a, f);
-	if (fclose(f))
-		return bad_input("%s: cannot write: %s", path, strerror(errno));
-	return 0;
+	return write_report(path, f, report);
 }
 
 static int run(int argc, char **argv)
@@ -169,18 +195,25 @@ static int run(int argc, char **argv)
 
 		if (paths[0])
 			return bad_input("give a RUN_DIR or --trace, not both%s%s", "", "");
-		if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-			return bad_input("%s: not a run directory (%s)", dir,
-					 errno ? strerror(errno) : "not a directory");
+		if (stat(dir, &st))
+			return bad_input("%s: %s (give a run directory from `make run`, or --trace FILE)", dir,
+					 strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			return bad_input("%s: not a directory, %s (give a run directory from `make run`, "
+					 "or --trace FILE)", dir, S_ISREG(st.st_mode) ? "a regular file"
+									: file_kind(st.st_mode));
+		/* Every file of a run directory is required: a check skipped is not a check passed. */
 		for (int k = 0; k < 5; k++) {
 			owned[k] = join(dir, names[k]);
 			if (!owned[k])
 				return bad_input("out of memory%s%s", "", "");
-			if (!paths[k] && (k == 0 || exists(owned[k])))
+			if (!paths[k])
 				paths[k] = owned[k];
+			if (paths[k] == owned[k] && absent(paths[k]))
+				return bad_input("%s: missing: a run directory from `make run` holds trace.dat, "
+						 "vmstat-1.txt, vmstat-2.txt, snapshot-1.txt and snapshot-2.txt%s",
+						 paths[k], "");
 		}
-		if (!exists(paths[0]))
-			return bad_input("%s: missing; is %s a directory from `make run`?", paths[0], dir);
 	}
 	if (optind < argc) {
 		fprintf(stderr, "vmstat-audit: unexpected argument '%s' (see --help)\n", argv[optind]);
@@ -197,14 +230,30 @@ static int run(int argc, char **argv)
 			if (rc)
 				return rc;
 			a.have_vm[k] = true;
+			a.vm_path[k] = paths[1 + k];
 		}
 		if (paths[3 + k]) {
 			rc = load_text(paths[3 + k], "vmstat snapshot table", &a.st[k], parse_snapshot_any);
 			if (rc)
 				return rc;
+			if (a.st[k].tag != (unsigned int)(k + 1)) {
+				fprintf(stderr, "vmstat-audit: %s: line 1: tag %u, expected tag %d (%s)\n",
+					paths[3 + k], a.st[k].tag, k + 1,
+					a.st[k].tag == (unsigned int)(2 - k) ? "the two snapshot tables swapped?"
+									      : "not the table of this snapshot");
+				return BAD_INPUT;
+			}
 			a.have_st[k] = true;
+			a.st_path[k] = paths[3 + k];
 		}
 	}
+	rc = open_regular(paths[0], err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "vmstat-audit: %s\n", err);
+		return BAD_INPUT;
+	}
+	close(rc);
+	rc = 0;
 	if (trace_open(&a.t, paths[0], err, sizeof(err))) {
 		fprintf(stderr, "vmstat-audit: %s\n", err);
 		return BAD_INPUT;
@@ -217,50 +266,123 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "vmstat-audit: %s\n", err);
 		return BAD_INPUT;
 	}
+	if (audit_check_inputs(&a, err, sizeof(err))) {
+		fprintf(stderr, "vmstat-audit: %s\n", err);
+		return BAD_INPUT;
+	}
 	audit_evaluate(&a);
 
-	if (json)
-		report_json(&a, stdout);
-	else
-		report_text(&a, stdout);
-	if (json_out && write_report(json_out, report_json))
+	/* The files first: nothing says VERDICT before every requested output is written. */
+	if (json_out && write_file_report(json_out, report_json))
 		return BAD_INPUT;
-	if (svg && write_report(svg, report_svg))
+	if (svg && write_file_report(svg, report_svg))
+		return BAD_INPUT;
+	if (write_report("standard output", stdout, json ? report_json : report_text))
 		return BAD_INPUT;
 	return (int)a.verdict;
 }
 
 /*
  * libtraceevent 1.7's kbuffer crashes on some corrupt sub-buffers (found by
- * our fuzzer). The audit therefore runs in a child; a child that dies is a
- * file we cannot read, reported as bad input, never a crash of ours.
- * VMSTAT_AUDIT_NO_FORK=1 runs it in-process (for debuggers).
+ * our fuzzer). The audit therefore runs in a child. The child marks, in
+ * memory shared with us, when it is inside a libtracecmd/libtraceevent call
+ * (trace_where): a child that dies there read a file those libraries cannot
+ * read (bad input, exit 2); one that dies anywhere else died in our own code,
+ * reported as an internal error (exit 4) with its signal. The child dies with
+ * us (PR_SET_PDEATHSIG), and SIGTERM/SIGINT/SIGHUP/SIGQUIT sent to us are
+ * passed on to it. VMSTAT_AUDIT_NO_FORK=1 runs it in-process (for debuggers).
  */
+static volatile sig_atomic_t child_pid, forwarded;
+
+static void forward(int sig)
+{
+	forwarded = sig;
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
 int main(int argc, char **argv)
 {
+	static const int passed_on[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+	struct trace_where *where;
+	struct sigaction sa;
 	int rc, status;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
-	if (getenv("VMSTAT_AUDIT_NO_FORK"))
-		pid = 0;
-	else
-		pid = fork();
-	if (pid <= 0) {
+	if (getenv("VMSTAT_AUDIT_NO_FORK")) {
 		rc = run(argc, argv);
 		cleanup();
-		fflush(NULL);
-		if (pid == 0 && !getenv("VMSTAT_AUDIT_NO_FORK"))
-			_exit(rc);
+		if (fflush(NULL))
+			rc = BAD_INPUT;
 		return rc;
 	}
-	if (waitpid(pid, &status, 0) != pid) {
+	where = mmap(NULL, sizeof(*where), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (where == MAP_FAILED) {
+		fprintf(stderr, "vmstat-audit: cannot map memory shared with the audit process: %s\n",
+			strerror(errno));
+		return INTERNAL_ERROR;
+	}
+	memset(where, 0, sizeof(*where));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "vmstat-audit: cannot start the audit process: %s\n", strerror(errno));
+		return INTERNAL_ERROR;
+	}
+	if (pid == 0) {
+		/* Die with the parent, even if it died before this line. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(INTERNAL_ERROR);
+		signal(SIGPIPE, SIG_IGN);	/* a closed pipe is a write error, reported */
+		trace_where = where;
+		rc = run(argc, argv);
+		cleanup();
+		if (fflush(NULL))
+			rc = BAD_INPUT;
+		_exit(rc);
+	}
+	child_pid = pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t k = 0; k < sizeof(passed_on) / sizeof(passed_on[0]); k++)
+		sigaction(passed_on[k], &sa, NULL);
+	while ((rc = (int)waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (rc != pid) {
 		fprintf(stderr, "vmstat-audit: lost track of the audit process: %s\n", strerror(errno));
-		return BAD_INPUT;
+		return INTERNAL_ERROR;
+	}
+	if (forwarded && WIFSIGNALED(status) && WTERMSIG(status) == forwarded) {
+		/* Killed on our behalf: die of the same signal. */
+		signal(forwarded, SIG_DFL);
+		raise(forwarded);
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) <= INCONCLUSIVE)
 		return WEXITSTATUS(status);
-	fprintf(stderr, "vmstat-audit: reading the trace crashed libtracecmd/libtraceevent (%s %d): "
-		"the file is corrupt\n", WIFSIGNALED(status) ? "signal" : "exit",
-		WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-	return BAD_INPUT;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == INTERNAL_ERROR)
+		return INTERNAL_ERROR;
+	if (where->inside) {
+		where->call[sizeof(where->call) - 1] = '\0';
+		if (WIFSIGNALED(status))
+			fprintf(stderr, "vmstat-audit: reading the trace crashed libtracecmd/libtraceevent in "
+				"%s() (signal %d, %s): the file is corrupt\n", where->call, WTERMSIG(status),
+				strsignal(WTERMSIG(status)));
+		else
+			fprintf(stderr, "vmstat-audit: reading the trace failed inside libtracecmd/"
+				"libtraceevent in %s() (exit status %d, a sanitizer report?): the file is "
+				"corrupt\n", where->call, WEXITSTATUS(status));
+		return BAD_INPUT;
+	}
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "vmstat-audit: internal error: the audit process died in vmstat-audit's own "
+			"code (outside the trace libraries) of signal %d (%s): a bug in vmstat-audit; "
+			"please report it with the input files\n", WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+	else
+		fprintf(stderr, "vmstat-audit: internal error: the audit process exited with status %d in "
+			"vmstat-audit's own code (a sanitizer report?): a bug in vmstat-audit; please "
+			"report it with the input files\n", WEXITSTATUS(status));
+	return INTERNAL_ERROR;
 }

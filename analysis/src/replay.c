@@ -21,13 +21,13 @@ int replay_init(struct replay *r, int ncpus, int nitems)
 		s->snap2 = calloc(n, sizeof(u64));
 		s->cur = calloc(n, sizeof(u64));
 		s->traced = calloc(n, sizeof(u64));
-		s->fold_net = calloc(n, sizeof(long long));
-		s->shortfall = calloc(n, sizeof(long long));
+		s->fold_net = calloc(n, sizeof(u64));
+		s->under = calloc(n, sizeof(u64));
+		s->over = calloc(n, sizeof(u64));
 		s->div_ts = calloc(n, sizeof(u64));
 		s->div_site = calloc(n, 1);
-		s->bins = calloc(n * MAX_BINS, sizeof(unsigned int));
 		if (!s->snap1 || !s->snap2 || !s->cur || !s->traced || !s->fold_net ||
-		    !s->shortfall || !s->div_ts || !s->div_site || !s->bins)
+		    !s->under || !s->over || !s->div_ts || !s->div_site)
 			return -1;
 	}
 	for (int m = 0; m < 4; m++) {
@@ -49,7 +49,8 @@ void replay_free(struct replay *r)
 			free(s->cur);
 			free(s->traced);
 			free(s->fold_net);
-			free(s->shortfall);
+			free(s->under);
+			free(s->over);
 			free(s->div_ts);
 			free(s->div_site);
 			free(s->bins);
@@ -84,8 +85,18 @@ static void bin_add(struct replay *r, int cpu, int item, u64 ts, u64 n)
 	if (ts < r->first_ts)
 		return;
 	b = (ts - r->first_ts) / r->bin_ns;
+	/* 94 KB per CPU at 92 items: only for CPUs that have events to draw. */
+	if (!r->cpu[cpu].bins) {
+		r->cpu[cpu].bins = calloc((size_t)r->nitems * MAX_BINS, sizeof(unsigned int));
+		if (!r->cpu[cpu].bins) {
+			r->bins_lost = true;
+			return;
+		}
+	}
 	while (b >= MAX_BINS) {
 		for (int c = 0; c < r->ncpus; c++) {
+			if (!r->cpu[c].bins)
+				continue;
 			for (int i = 0; i < r->nitems; i++) {
 				unsigned int *h = r->cpu[c].bins + (size_t)i * MAX_BINS;
 
@@ -103,11 +114,18 @@ static void bin_add(struct replay *r, int cpu, int item, u64 ts, u64 n)
 	r->cpu[cpu].bins[(size_t)item * MAX_BINS + b] += (unsigned int)(n > 0xffffffffu ? 0xffffffffu : n);
 }
 
-static void diverged(struct cpu_replay *s, int item, long long diff, enum divergence_site site, u64 ts)
+/* The replay says REPLAYED where the counter says COUNTER (modulo 2^64). */
+static void diverged(struct cpu_replay *s, int item, u64 replayed, u64 counter,
+		     enum divergence_site site, u64 ts)
 {
+	u64 diff = replayed - counter;
+
 	if (!diff)
 		return;
-	s->shortfall[item] += diff;
+	if (mod_negative(diff))
+		s->over[item] = sat_add(s->over[item], 0 - diff);
+	else
+		s->under[item] = sat_add(s->under[item], diff);
 	if (s->div_site[item] == DIV_NONE) {
 		s->div_site[item] = (unsigned char)site;
 		s->div_ts[item] = ts;
@@ -155,13 +173,15 @@ void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, u64 t
 	if (to->phase != BEFORE_SNAP1)
 		to->cur[item] += value;
 	if (to->phase == BETWEEN_SNAPS)
-		to->fold_net[item] += (long long)value;
+		to->fold_net[item] += value;
 	if (from->phase != BEFORE_SNAP1) {
-		diverged(from, item, (long long)(from->cur[item] - value), DIV_FOLD, ts);
+		diverged(from, item, from->cur[item], value, DIV_FOLD, ts);
 		from->cur[item] = 0;
 	}
-	if (from->phase == BETWEEN_SNAPS)
-		from->fold_net[item] -= (long long)value;
+	if (from->phase == BETWEEN_SNAPS) {
+		from->fold_net[item] -= value;
+		from->folds_out_in_window++;
+	}
 }
 
 int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *values, size_t n, u64 ts)
@@ -193,7 +213,7 @@ int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *valu
 		s->snap2_ts = ts;
 		s->phase = AFTER_SNAP2;
 		for (int i = 0; i < r->nitems; i++)
-			diverged(s, i, (long long)(s->cur[i] - values[i]), DIV_SNAP2, ts);
+			diverged(s, i, s->cur[i], values[i], DIV_SNAP2, ts);
 		/* Go on from the counters, so a loss is reported once, here. */
 		memcpy(s->cur, values, n * sizeof(u64));
 	}

@@ -10,8 +10,25 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef unsigned long long u64;
+
+/*
+ * Counter arithmetic is modulo 2^64, as the kernel's unsigned long counters: a
+ * move is read as signed (negative when past 2^63). Sums saturate at 2^64-1.
+ */
+static inline bool mod_negative(u64 v) { return v > 0x7fffffffffffffffULL; }
+static inline u64 sat_add(u64 a, u64 b) { u64 s; return __builtin_add_overflow(a, b, &s) ? ~0ULL : s; }
+/* Formats a modulo-2^64 move as a signed decimal, without signed arithmetic. */
+static inline const char *fmt_move(char buf[24], u64 v, bool plus)
+{
+	if (mod_negative(v))
+		snprintf(buf, 24, "-%llu", 0 - v);
+	else
+		snprintf(buf, 24, "%s%llu", plus && v ? "+" : "", v);
+	return buf;
+}
 
 enum phase { BEFORE_SNAP1, BETWEEN_SNAPS, AFTER_SNAP2 };
 
@@ -24,15 +41,17 @@ struct cpu_replay {
 	bool snap1_dup, snap2_dup;
 	u64 snap1_ts, snap2_ts;
 	u64 events, events_in_window, folds_in, folds_out;
+	u64 folds_out_in_window;	/* folds of this CPU between its snapshots */
 	long long missed;		/* > 0: known count; lost_unknown: unknown */
 	bool lost_unknown;
 	u64 *snap1, *snap2, *cur;	/* counters: tag 1, tag 2, replayed */
 	u64 *traced;			/* sum of vm_event_count deltas in the window */
-	long long *fold_net;		/* folded in minus folded out, in the window */
-	long long *shortfall;		/* replayed - counter, summed over every check */
+	u64 *fold_net;			/* folded in minus folded out in the window, modulo 2^64 */
+	u64 *under, *over;		/* replay above / below the counter, summed (saturating) */
 	u64 *div_ts;			/* first divergence */
 	unsigned char *div_site;
-	unsigned int *bins;		/* activity histogram: nbins per item */
+	unsigned int *bins;		/* activity histogram: MAX_BINS per item; NULL until this
+					 * CPU has an event between its snapshots */
 };
 
 struct marker_totals {
@@ -53,6 +72,7 @@ struct replay {
 	int nbins;
 	u64 records, unknown_items;
 	int bad_cpu_events;
+	bool bins_lost;			/* out of memory for some CPU's histogram (SVG only) */
 };
 
 int replay_init(struct replay *r, int ncpus, int nitems);

@@ -10,7 +10,7 @@ static const char *name_of(const struct audit *a, int i)
 	return a->t.item_names[i] ? a->t.item_names[i] : "(unnamed)";
 }
 
-static long long vmstat_delta(const struct audit *a, int i, bool *ok)
+static u64 vmstat_delta(const struct audit *a, int i, bool *ok)
 {
 	long i0, i1;
 
@@ -22,7 +22,7 @@ static long long vmstat_delta(const struct audit *a, int i, bool *ok)
 	if (i0 < 0 || i1 < 0)
 		return 0;
 	*ok = true;
-	return (long long)(a->vm[1].values[i1] - a->vm[0].values[i0]);
+	return a->vm[1].values[i1] - a->vm[0].values[i0];
 }
 
 static bool item_active(const struct audit *a, int i)
@@ -30,7 +30,8 @@ static bool item_active(const struct audit *a, int i)
 	bool ok;
 
 	for (int c = 0; c < a->r.ncpus; c++)
-		if (counter_delta(a, c, i) || replay_delta(a, c, i) || a->r.cpu[c].shortfall[i])
+		if (counter_delta(a, c, i) || replay_delta(a, c, i) || a->r.cpu[c].under[i] ||
+		    a->r.cpu[c].over[i])
 			return true;
 	return vmstat_delta(a, i, &ok) != 0;
 }
@@ -38,7 +39,7 @@ static bool item_active(const struct audit *a, int i)
 static const char *item_status(const struct audit *a, int i)
 {
 	for (int c = 0; c < a->r.ncpus; c++)
-		if (a->r.cpu[c].shortfall[i])
+		if (a->r.cpu[c].under[i] || a->r.cpu[c].over[i])
 			return "DIVERGED";
 	for (int k = 0; k < 2; k++) {
 		if (!a->vm_status[k])
@@ -69,9 +70,10 @@ void report_text(const struct audit *a, FILE *out)
 		snprintf(h, sizeof(h), "cpu%d", c);
 		fprintf(out, " %12s", h);
 	}
-	fprintf(out, " %12s %14s  %s\n", "all cpus", "/proc/vmstat", "status");
+	fprintf(out, " %12s %17s  %s\n", "all cpus", "vmstat-read delta", "status");
 	for (int i = 0; i < a->t.nitems; i++) {
-		long long total = 0, vd;
+		u64 total = 0, vd;
+		char b1[24], b2[24];
 		bool ok;
 
 		if (!item_active(a, i))
@@ -79,29 +81,33 @@ void report_text(const struct audit *a, FILE *out)
 		shown++;
 		fprintf(out, "%-30.30s", name_of(a, i));
 		for (int c = 0; c < r->ncpus; c++) {
-			long long cd = counter_delta(a, c, i), rd = replay_delta(a, c, i);
-			char cell[48];
+			u64 cd = counter_delta(a, c, i), rd = replay_delta(a, c, i);
+			char cell[56];
 
 			if (!cpu_has_window(a, c))
 				snprintf(cell, sizeof(cell), "-");
 			else if (cd == rd)
-				snprintf(cell, sizeof(cell), "%lld", cd);
+				snprintf(cell, sizeof(cell), "%s", fmt_move(b1, cd, false));
 			else
-				snprintf(cell, sizeof(cell), "%lld/%lld", rd, cd);
+				snprintf(cell, sizeof(cell), "%s/%s", fmt_move(b1, rd, false),
+					 fmt_move(b2, cd, false));
 			fprintf(out, " %12s", cell);
 			total += cd;
 		}
 		vd = vmstat_delta(a, i, &ok);
-		fprintf(out, " %12lld", total);
+		fprintf(out, " %12s", fmt_move(b1, total, false));
 		if (ok)
-			fprintf(out, " %14lld", vd);
+			fprintf(out, " %17s", fmt_move(b2, vd, false));
 		else
-			fprintf(out, " %14s", "-");
+			fprintf(out, " %17s", "-");
 		fprintf(out, "  %s\n", item_status(a, i));
 	}
 	if (!shown)
 		fprintf(out, "(no item moved between the snapshots)\n");
-	fprintf(out, "\n/proc/vmstat shows pgpgin/pgpgout in KiB: half the counter.\n\n");
+	fprintf(out, "\n\"vmstat-read delta\" is vmstat-2.txt minus vmstat-1.txt: /proc/vmstat read at other\n"
+		"moments than the snapshots, so it differs from \"all cpus\"; the status checks each copy\n"
+		"against the replayed totals at the markers around its own read (see analysis/README.md).\n"
+		"/proc/vmstat shows pgpgin/pgpgout in KiB: half the counter.\n\n");
 
 	for (int c = 0; c < r->ncpus; c++) {
 		const struct cpu_replay *s = &r->cpu[c];
@@ -112,8 +118,8 @@ void report_text(const struct audit *a, FILE *out)
 	}
 	fprintf(out, "item coverage: %d of %d items moved by traced events\n", a->covered, a->t.nitems);
 	if (a->shortfall || a->excess)
-		fprintf(out, "shortfall: %lld counted by events but missing from the counters; "
-			"excess: %lld\n", a->shortfall, a->excess);
+		fprintf(out, "shortfall: %llu counted by events but missing from the counters; "
+			"excess: %llu\n", a->shortfall, a->excess);
 	for (size_t k = 0; k < a->inconsistent.n && k < 40; k++)
 		fprintf(out, "inconsistent: %s\n", a->inconsistent.s[k]);
 	if (a->inconsistent.n > 40)
@@ -122,7 +128,7 @@ void report_text(const struct audit *a, FILE *out)
 		fprintf(out, "inconclusive: %s\n", a->inconclusive.s[k]);
 	for (size_t k = 0; k < a->notes.n; k++)
 		fprintf(out, "note: %s\n", a->notes.s[k]);
-	fprintf(out, "VERDICT: %s (%d items covered, shortfall %lld)\n", verdict_name(a->verdict),
+	fprintf(out, "VERDICT: %s (%d items covered, shortfall %llu)\n", verdict_name(a->verdict),
 		a->covered, a->shortfall);
 }
 
@@ -166,7 +172,7 @@ void report_json(const struct audit *a, FILE *out)
 	json_string(out, a->t.clock);
 	fprintf(out, ",\n  \"cpus\": %d,\n  \"items\": %d,\n  \"coverage\": %d,\n", r->ncpus,
 		a->t.nitems, a->covered);
-	fprintf(out, "  \"shortfall\": %lld,\n  \"excess\": %lld,\n", a->shortfall, a->excess);
+	fprintf(out, "  \"shortfall\": %llu,\n  \"excess\": %llu,\n", a->shortfall, a->excess);
 	json_strlist(out, "inconsistent", &a->inconsistent);
 	json_strlist(out, "inconclusive", &a->inconclusive);
 	fputs("  \"per_cpu\": [", out);
@@ -183,7 +189,8 @@ void report_json(const struct audit *a, FILE *out)
 	fputs("\n  ],\n  \"per_item\": [", out);
 	for (int i = 0; i < a->t.nitems; i++) {
 		bool ok;
-		long long vd;
+		u64 vd;
+		char b1[24], b2[24], b3[24], b4[24];
 
 		if (!a->t.item_names[i])
 			continue;
@@ -195,14 +202,16 @@ void report_json(const struct audit *a, FILE *out)
 			const struct cpu_replay *s = &r->cpu[c];
 
 			fprintf(out, "%s{\"cpu\": %d, \"snapshot1\": %llu, \"snapshot2\": %llu, "
-				"\"traced_delta\": %llu, \"fold_net\": %lld, \"counter_delta\": %lld, "
-				"\"difference\": %lld}", c ? ", " : "", c, s->snap1[i], s->snap2[i],
-				s->traced[i], s->fold_net[i], counter_delta(a, c, i), -s->shortfall[i]);
+				"\"traced_delta\": %s, \"fold_net\": %s, \"counter_delta\": %s, "
+				"\"difference\": %s}", c ? ", " : "", c, s->snap1[i], s->snap2[i],
+				fmt_move(b1, s->traced[i], false), fmt_move(b2, s->fold_net[i], false),
+				fmt_move(b3, counter_delta(a, c, i), false),
+				fmt_difference(b4, s->under[i], s->over[i]));
 		}
 		vd = vmstat_delta(a, i, &ok);
 		fputs("], \"proc_vmstat_delta\": ", out);
 		if (ok)
-			fprintf(out, "%lld", vd);
+			fputs(fmt_move(b1, vd, false), out);
 		else
 			fputs("null", out);
 		fputs(", \"status\": ", out);
@@ -244,7 +253,7 @@ void report_svg(const struct audit *a, FILE *out)
 					continue;
 				for (int c = 0; c < r->ncpus; c++) {
 					tot += r->cpu[c].traced[i];
-					div |= r->cpu[c].shortfall[i] != 0;
+					div |= r->cpu[c].under[i] || r->cpu[c].over[i];
 				}
 				if (pass == 0 && !div)
 					continue;
@@ -263,7 +272,7 @@ void report_svg(const struct audit *a, FILE *out)
 		"font-family=\"sans-serif\" font-size=\"12\">\n", W, TOP + npanels * (PH + 30) + 20);
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(out, "<text x=\"10\" y=\"22\" font-size=\"16\" fill=\"%s\">vmstat-audit: %s "
-		"(%d items covered, shortfall %lld)</text>\n", vcolor, verdict_name(a->verdict),
+		"(%d items covered, shortfall %llu)</text>\n", vcolor, verdict_name(a->verdict),
 		a->covered, a->shortfall);
 	fprintf(out, "<text x=\"10\" y=\"42\">vm_event_count events per second per CPU, busiest "
 		"items; bins of %.3f s</text>\n", secs);
@@ -278,16 +287,18 @@ void report_svg(const struct audit *a, FILE *out)
 		char where[128] = "";
 
 		for (int c = 0; c < r->ncpus; c++) {
-			for (int b = 0; b < nbins; b++) {
+			for (int b = 0; b < nbins && r->cpu[c].bins; b++) {
 				double v = r->cpu[c].bins[(size_t)i * MAX_BINS + b] / secs;
 
 				if (v > max)
 					max = v;
 			}
-			if (r->cpu[c].shortfall[i] && !div) {
+			if ((r->cpu[c].under[i] || r->cpu[c].over[i]) && !div) {
+				char b[24];
+
 				div = true;
-				snprintf(where, sizeof(where), " DIVERGED on cpu%d (difference %+lld)", c,
-					 -r->cpu[c].shortfall[i]);
+				snprintf(where, sizeof(where), " DIVERGED on cpu%d (difference %s)", c,
+					 fmt_difference(b, r->cpu[c].under[i], r->cpu[c].over[i]));
 			}
 		}
 		fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%s%s (peak %.0f/s)</text>\n", LEFT, y0 - 4,
@@ -296,6 +307,8 @@ void report_svg(const struct audit *a, FILE *out)
 			"stroke=\"%s\" stroke-width=\"%d\"/>\n", LEFT, y0, PW, PH, div ? "#b00020" : "#999",
 			div ? 2 : 1);
 		for (int c = 0; c < r->ncpus; c++) {
+			if (!r->cpu[c].bins)
+				continue;	/* no event between its snapshots */
 			fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
 				palette[c % 8]);
 			for (int b = 0; b < nbins; b++) {

@@ -2,6 +2,10 @@
 #include "text_inputs.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -222,6 +226,12 @@ int parse_snapshot_table(const char *buf, size_t len, struct snapshot_table *out
 			goto out;
 		}
 		out->cpus[c] = (int)v;
+		for (size_t d = 0; d < c; d++) {
+			if (out->cpus[d] == out->cpus[c]) {
+				rc = set_err(err, errlen, "line 2: cpu%d appears twice in the header", out->cpus[c]);
+				goto out;
+			}
+		}
 	}
 	free(tmp);
 	tmp = NULL;
@@ -248,19 +258,40 @@ int parse_snapshot_table(const char *buf, size_t len, struct snapshot_table *out
 			size_t ncap = icap ? icap * 2 : 128;
 			char **nn = realloc(out->names, ncap * sizeof(*nn));
 			unsigned long long *nv;
+			size_t *nl;
 
 			if (!nn) {
 				rc = set_err(err, errlen, "out of memory");
 				goto out;
 			}
 			out->names = nn;
-			nv = realloc(out->values, ncap * out->ncpus * sizeof(*nv));
+			size_t bytes;
+
+			if (__builtin_mul_overflow(ncap, out->ncpus, &bytes) ||
+			    __builtin_mul_overflow(bytes, sizeof(*nv), &bytes)) {
+				rc = set_err(err, errlen, "line %zu: table too large", lineno);
+				goto out;
+			}
+			nv = realloc(out->values, bytes);
 			if (!nv) {
 				rc = set_err(err, errlen, "out of memory");
 				goto out;
 			}
 			out->values = nv;
+			nl = realloc(out->lines, ncap * sizeof(*nl));
+			if (!nl) {
+				rc = set_err(err, errlen, "out of memory");
+				goto out;
+			}
+			out->lines = nl;
 			icap = ncap;
+		}
+		for (size_t j = 0; j < out->nitems; j++) {
+			if (!strcmp(out->names[j], words[0])) {
+				rc = set_err(err, errlen, "line %zu repeats '%.64s' (line %zu)", lineno, words[0],
+					     out->lines[j]);
+				goto out;
+			}
 		}
 		for (size_t c = 0; c < out->ncpus; c++) {
 			if (parse_u64(words[c + 1], &v)) {
@@ -274,6 +305,7 @@ int parse_snapshot_table(const char *buf, size_t len, struct snapshot_table *out
 			rc = set_err(err, errlen, "out of memory");
 			goto out;
 		}
+		out->lines[out->nitems] = lineno;
 		out->nitems++;
 		free(tmp);
 		tmp = NULL;
@@ -293,47 +325,107 @@ void free_snapshot_table(struct snapshot_table *t)
 	for (size_t i = 0; i < t->nitems; i++)
 		free(t->names[i]);
 	free(t->names);
+	free(t->lines);
 	free(t->values);
 	free(t->cpus);
 	memset(t, 0, sizeof(*t));
 }
 
-int read_whole_file(const char *path, char **buf, size_t *len)
+const char *file_kind(unsigned int mode)
 {
-	FILE *f = fopen(path, "rb");
-	size_t cap = 65536, n = 0, got;
-	char *b;
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a plain file";
+}
 
-	if (!f)
+int open_regular(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, e;
+
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		char target[256];
+		ssize_t n;
+
+		e = errno;
+		if (e == ENOENT && (n = readlink(path, target, sizeof(target) - 1)) >= 0) {
+			target[n] = '\0';
+			set_err(err, errlen, "%s: a dangling symlink (to '%s', which does not exist)", path,
+				target);
+		} else {
+			set_err(err, errlen, "%s: %s", path, strerror(e));
+		}
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		set_err(err, errlen, "%s: not a regular file (%s): give the file itself", path,
+			file_kind(st.st_mode));
+		close(fd);
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, 0) < 0) {
+		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int read_whole_file(const char *path, char **buf, size_t *len, char *err, size_t errlen)
+{
+	size_t cap = 65536, n = 0;
+	ssize_t got;
+	char *b;
+	int fd = open_regular(path, err, errlen);
+
+	if (fd < 0)
 		return -1;
 	b = malloc(cap + 1);
 	if (!b) {
-		fclose(f);
-		errno = ENOMEM;
-		return -1;
+		close(fd);
+		return set_err(err, errlen, "%s: out of memory reading it", path);
 	}
-	while ((got = fread(b + n, 1, cap - n, f)) > 0) {
-		n += got;
+	for (;;) {
+		got = read(fd, b + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			set_err(err, errlen, "%s: %s", path, strerror(errno));
+			free(b);
+			close(fd);
+			return -1;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
 		if (n == cap) {
-			char *nb = realloc(b, cap * 2 + 1);
+			char *nb = cap > SIZE_MAX / 4 ? NULL : realloc(b, cap * 2 + 1);
 
 			if (!nb) {
 				free(b);
-				fclose(f);
-				errno = ENOMEM;
-				return -1;
+				close(fd);
+				return set_err(err, errlen, "%s: out of memory reading it", path);
 			}
 			b = nb;
 			cap *= 2;
 		}
 	}
-	if (ferror(f)) {
-		free(b);
-		fclose(f);
-		errno = EIO;
-		return -1;
-	}
-	fclose(f);
+	close(fd);
 	b[n] = '\0';
 	*buf = b;
 	*len = n;

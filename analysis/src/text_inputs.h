@@ -20,6 +20,7 @@ struct snapshot_table {
 	size_t ncpus, nitems;
 	int *cpus;			/* ncpus CPU numbers, as the header names them */
 	char **names;			/* nitems item names */
+	size_t *lines;			/* nitems line numbers (1-based), for messages */
 	unsigned long long *values;	/* nitems x ncpus, row by row */
 };
 
@@ -36,7 +37,12 @@ long vmstat_find(const struct vmstat_file *v, const char *name);
 /* Writes a one-line reason into err and returns -1: every parser's and loader's failure. */
 int set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Reads a whole file; returns 0 or -1 with errno set. The buffer is NUL-terminated. */
-int read_whole_file(const char *path, char **buf, size_t *len);
+/* Opens a regular file for reading (never waits on a FIFO); -1 with "path: reason" in err. */
+int open_regular(const char *path, char *err, size_t errlen);
+/* "a directory", "a FIFO", ...: what a non-regular file is, for messages. */
+const char *file_kind(unsigned int mode);
+
+/* Reads a whole regular file; 0, or -1 with "path: reason" in err. The buffer is NUL-terminated. */
+int read_whole_file(const char *path, char **buf, size_t *len, char *err, size_t errlen);
 
 #endif

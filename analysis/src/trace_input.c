@@ -3,11 +3,14 @@
 #include "text_inputs.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -15,12 +18,68 @@
 #include <trace-cmd.h>
 
 /*
- * libtracecmd 1.3 (trace-cmd 3.1.6) exports these, but declares them only in
- * its private header; the signatures are those of trace-cmd-private.h.
+ * The public headers of libtracecmd 1.3 give the CPU count (tep_get_cpus())
+ * but neither the trace clock nor the CPUSTAT text: check_layout() reads
+ * those from the file's options itself, bounds-checked.
  */
-int tracecmd_cpus(struct tracecmd_input *handle);
-const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
-const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
+struct layout_info {
+	char *clock;		/* TRACECLOCK's [selected] clock, or the top BUFFER's clock */
+	char *cpustats;		/* the CPUSTAT options' text, concatenated */
+	size_t cpustats_len;
+};
+
+static void layout_info_free(struct layout_info *li)
+{
+	free(li->clock);
+	free(li->cpustats);
+	memset(li, 0, sizeof(*li));
+}
+
+/* "local [global] counter ...": the bracketed name. */
+static char *selected_clock(const unsigned char *o, u64 n)
+{
+	const unsigned char *lb = memchr(o, '[', n), *rb;
+
+	if (!lb)
+		return NULL;
+	rb = memchr(lb, ']', n - (u64)(lb - o));
+	if (!rb || rb == lb + 1)
+		return NULL;
+	return strndup((const char *)lb + 1, (size_t)(rb - lb - 1));
+}
+
+static void add_cpustats(struct layout_info *li, const unsigned char *o, u64 n)
+{
+	const unsigned char *z = memchr(o, '\0', n);
+	size_t len = z ? (size_t)(z - o) : (size_t)n;
+	char *nb;
+
+	if (!li || len > (1 << 20))
+		return;
+	nb = realloc(li->cpustats, li->cpustats_len + len + 2);
+	if (!nb)
+		return;
+	memcpy(nb + li->cpustats_len, o, len);
+	li->cpustats_len += len;
+	nb[li->cpustats_len++] = '\n';
+	nb[li->cpustats_len] = '\0';
+	li->cpustats = nb;
+}
+
+static struct trace_where private_where;
+struct trace_where *trace_where = &private_where;
+
+static void lib_enter(const char *call)
+{
+	if (trace_where->call[0] != call[0] || strcmp(trace_where->call, call))
+		snprintf(trace_where->call, sizeof(trace_where->call), "%s", call);
+	trace_where->inside = 1;
+}
+
+static void lib_leave(void)
+{
+	trace_where->inside = 0;
+}
 
 /* Clocks that read one timeline on every CPU; "local" and "perf" are per-CPU. */
 bool clock_orders_cpus(const char *clock)
@@ -153,9 +212,11 @@ int parse_cpustats(const char *text, struct cpu_stats *stats, int ncpus)
 	return seen;
 }
 
-static int read_at(int fd, long long off, void *buf, size_t n)
+static int read_at(int fd, u64 off, void *buf, size_t n)
 {
-	return pread(fd, buf, n, off) == (ssize_t)n ? 0 : -1;
+	if (off > (u64)INT64_MAX)
+		return -1;
+	return pread(fd, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
 }
 
 static unsigned long long le(const unsigned char *p, int n)
@@ -167,6 +228,12 @@ static unsigned long long le(const unsigned char *p, int n)
 	return v;
 }
 
+/* Whether [off, off + len) lies in a file of fsize bytes, without overflow. */
+static bool fits(u64 off, u64 len, u64 fsize)
+{
+	return off <= fsize && len <= fsize - off;
+}
+
 /*
  * A version 7 file is a chain of sections: the options sections name the
  * others (headers, formats, CPU data, ...) by offset and size, and the
@@ -174,27 +241,35 @@ static unsigned long long le(const unsigned char *p, int n)
  * its last sections without a word (so does `trace-cmd dump -v`); this
  * walks the chain and requires every section, and the file, to end where
  * the chain says. Returns 0 when the layout is whole or cannot be checked
- * (another version, compressed options).
+ * (another version, compressed options). All offsets and sizes are
+ * unsigned and checked against the file size before any sum.
  */
+static int read_layout(const char *path, struct layout_info *li, char *err, size_t errlen);
+
 int check_layout(const char *path, char *err, size_t errlen)
 {
+	return read_layout(path, NULL, err, errlen);
+}
+
+static int read_layout(const char *path, struct layout_info *li, char *err, size_t errlen)
+{
 	unsigned char h[64], sec[16];
-	long long fsize, off, end = 0;
+	u64 fsize, off, end = 0;
 	struct stat st;
 	size_t v;
 	int fd, rc = 0, guard = 0;
 
-	fd = open(path, O_RDONLY);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
 		rc = set_err(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	fsize = st.st_size;
-	if (fsize < (long long)sizeof(h) || read_at(fd, 0, h, sizeof(h)) || memcmp(h, "\x17\x08\x44tracing", 10))
+	fsize = st.st_size < 0 ? 0 : (u64)st.st_size;
+	if (fsize < sizeof(h) || read_at(fd, 0, h, sizeof(h)) || memcmp(h, "\x17\x08\x44tracing", 10))
 		goto out;	/* libtracecmd has already accepted it; nothing more to say */
 	for (v = 10; v < sizeof(h) && h[v]; v++)
 		;
-	if (strcmp((char *)h + 10, "7") || h[v + 1] != 0)
+	if (v + 1 >= sizeof(h) || strcmp((char *)h + 10, "7") || h[v + 1] != 0)
 		goto out;	/* version 6, or big-endian: not walked */
 	v += 7;		/* endian, long size, page size */
 	while (v < sizeof(h) && h[v])	/* compression name */
@@ -205,16 +280,16 @@ int check_layout(const char *path, char *err, size_t errlen)
 	v++;
 	if (v + 8 > sizeof(h))
 		goto out;
-	off = (long long)le(h + v, 8);
+	off = le(h + v, 8);
 
 	while (off && guard++ < 64) {
-		long long size, q = 0, next = 0;
+		u64 size, q = 0, next = 0;
 		unsigned char *data;
 
-		if (off + 16 > fsize || read_at(fd, off, sec, 16))
+		if (!fits(off, 16, fsize) || read_at(fd, off, sec, 16))
 			goto truncated;
-		size = (long long)le(sec + 8, 8);
-		if (off + 16 + size > fsize)
+		size = le(sec + 8, 8);
+		if (!fits(off + 16, size, fsize))
 			goto truncated;
 		if (off + 16 + size > end)
 			end = off + 16 + size;
@@ -227,40 +302,49 @@ int check_layout(const char *path, char *err, size_t errlen)
 		}
 		while (q + 6 <= size) {
 			unsigned int id = (unsigned int)le(data + q, 2);
-			long long osz = (long long)le(data + q + 2, 4), val;
+			u64 osz = le(data + q + 2, 4), val;
 			const unsigned char *o = data + q + 6;
 
-			if (q + 6 + osz > size)
+			if (osz > size - q - 6)
 				break;
-			val = osz >= 8 ? (long long)le(o, 8) : 0;
+			val = osz >= 8 ? le(o, 8) : 0;
 			if (id == 0 && osz >= 8) {
 				next = val;
+			} else if (id == 4 && li && !li->clock) {	/* TRACECLOCK: the trace_clock file */
+				li->clock = selected_clock(o, osz);
+			} else if (id == 2 && li) {	/* CPUSTAT: one CPU's stats text */
+				add_cpustats(li, o, osz);
 			} else if (id == 3 && osz >= 8) {	/* BUFFER: name, clock, page, cpus, (id, off, size)... */
-				long long p = 8, ncpu;
+				u64 p = 8, ncpu, name_end, clock_start;
 
 				while (p < osz && o[p])
 					p++;
+				name_end = p;
 				p++;
+				clock_start = p;
 				while (p < osz && o[p])
 					p++;
+				/* The top instance (empty name) names the clock when TRACECLOCK is absent. */
+				if (li && !li->clock && name_end == 8 && p < osz && p > clock_start)
+					li->clock = strndup((const char *)o + clock_start, (size_t)(p - clock_start));
 				p += 1 + 4;
-				ncpu = p + 4 <= osz ? (long long)le(o + p, 4) : 0;
+				ncpu = p + 4 <= osz ? le(o + p, 4) : 0;
 				p += 4;
-				for (long long c = 0; c < ncpu && p + 20 <= osz; c++, p += 20) {
-					long long doff = (long long)le(o + p + 4, 8), dsz = (long long)le(o + p + 12, 8);
+				for (u64 c = 0; c < ncpu && p + 20 <= osz; c++, p += 20) {
+					u64 doff = le(o + p + 4, 8), dsz = le(o + p + 12, 8);
 
-					if (doff < 0 || dsz < 0 || doff + dsz > fsize) {
+					if (!fits(doff, dsz, fsize)) {
 						free(data);
 						goto truncated;
 					}
 					if (doff + dsz > end)
 						end = doff + dsz;
 				}
-			} else if (osz == 8 && val > 0 && val + 16 <= fsize &&
+			} else if (osz == 8 && val > 0 && fits(val, 16, fsize) &&
 				   !read_at(fd, val, sec, 16) && le(sec, 2) == id) {
-				long long ssz = (long long)le(sec + 8, 8);
+				u64 ssz = le(sec + 8, 8);
 
-				if (val + 16 + ssz > fsize) {
+				if (!fits(val + 16, ssz, fsize)) {
 					free(data);
 					goto truncated;
 				}
@@ -274,15 +358,20 @@ int check_layout(const char *path, char *err, size_t errlen)
 	}
 	/* What follows the last named section (the strings) must end exactly at the end. */
 	for (guard = 0; end < fsize && guard < 16; guard++) {
-		if (end + 16 > fsize || read_at(fd, end, sec, 16))
+		u64 ssz;
+
+		if (!fits(end, 16, fsize) || read_at(fd, end, sec, 16))
 			goto truncated;
-		end += 16 + (long long)le(sec + 8, 8);
+		ssz = le(sec + 8, 8);
+		if (!fits(end + 16, ssz, fsize))
+			goto truncated;
+		end += 16 + ssz;
 	}
 	if (end != fsize)
 		goto truncated;
 	goto out;
 truncated:
-	rc = set_err(err, errlen, "%s: its sections do not fit in its %lld bytes: truncated or corrupt",
+	rc = set_err(err, errlen, "%s: its sections do not fit in its %llu bytes: truncated or corrupt",
 		  path, fsize);
 out:
 	if (fd >= 0)
@@ -305,6 +394,7 @@ static int probe_open(const char *path, char *err, size_t errlen)
 	if (pid == 0) {
 		struct tracecmd_input *h;
 
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		devnull = open("/dev/null", O_WRONLY);
 		if (devnull >= 0)
 			dup2(devnull, STDERR_FILENO);
@@ -323,7 +413,7 @@ static int probe_open(const char *path, char *err, size_t errlen)
 int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen)
 {
 	struct tep_event *count, *fold, *snap, *print;
-	const char *clock, *cpustats;
+	struct layout_info li = { 0 };
 	bool ok = true;
 
 	memset(t, 0, sizeof(*t));
@@ -331,15 +421,29 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	if (probe_open(path, err, errlen))
 		return -1;
+	lib_enter("tracecmd_open");
 	t->handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	lib_leave();
 	if (!t->handle)
-		return set_err(err, errlen, "%s: not a readable trace-cmd file (truncated or corrupt?)", path);
+		return set_err(err, errlen, "%s: libtracecmd cannot open it: not a trace-cmd file, or its "
+			       "headers are truncated or corrupt", path);
 	t->tep = tracecmd_get_tep(t->handle);
-	t->ncpus = tracecmd_cpus(t->handle);
+	t->ncpus = t->tep ? tep_get_cpus(t->tep) : 0;
 	if (!t->tep || t->ncpus <= 0 || t->ncpus > 4096)
-		return set_err(err, errlen, "%s: the file names %d CPUs", path, t->ncpus);
-	if (check_layout(path, err, errlen))
+		return set_err(err, errlen, "%s: the file names %d CPUs (1 to 4096 expected): corrupt",
+			       path, t->ncpus);
+	if (read_layout(path, &li, err, errlen)) {
+		layout_info_free(&li);
 		return -1;
+	}
+	t->clock = li.clock ? li.clock : strdup("unknown (not a version 7 file with plain options)");
+	li.clock = NULL;
+	t->stats = calloc((size_t)t->ncpus, sizeof(*t->stats));
+	if (t->clock && t->stats && li.cpustats)
+		t->have_cpustats = parse_cpustats(li.cpustats, t->stats, t->ncpus) > 0;
+	layout_info_free(&li);
+	if (!t->clock || !t->stats)
+		return set_err(err, errlen, "out of memory");
 	t->long_size = tep_get_long_size(t->tep);
 	if (t->long_size != 4 && t->long_size != 8)
 		t->long_size = 8;
@@ -374,14 +478,6 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	if (load_item_names(t, count, err, errlen))
 		return -1;
 
-	clock = tracecmd_get_trace_clock(t->handle);
-	t->clock = strdup(clock ? clock : "unknown");
-	t->stats = calloc((size_t)t->ncpus, sizeof(*t->stats));
-	if (!t->clock || !t->stats)
-		return set_err(err, errlen, "out of memory");
-	cpustats = tracecmd_get_cpustats(t->handle);
-	if (cpustats)
-		t->have_cpustats = parse_cpustats(cpustats, t->stats, t->ncpus) > 0;
 	return 0;
 }
 
@@ -393,8 +489,11 @@ void trace_close(struct trace_input *t)
 	free(t->item_names);
 	free(t->clock);
 	free(t->stats);
-	if (t->handle)
+	if (t->handle) {
+		lib_enter("tracecmd_close");
 		tracecmd_close(t->handle);
+		lib_leave();
+	}
 	memset(t, 0, sizeof(*t));
 }
 
@@ -435,7 +534,9 @@ static int read_num(struct replay_ctx *c, struct tep_format_field *f, struct tep
 		}
 		return 0;
 	}
+	lib_enter("tep_read_number");
 	*v = tep_read_number(c->t->tep, p, f->size);
+	lib_leave();
 	return 0;
 }
 
@@ -483,7 +584,9 @@ static int on_missed(struct tracecmd_input *handle, struct tep_event *event,
 
 	(void)handle;
 	(void)event;
+	lib_leave();
 	replay_missed(c->r, cpu, rec->missed_events);
+	lib_enter("tracecmd_iterate_events");
 	return 0;
 }
 
@@ -504,19 +607,34 @@ static int marker_index(const char *buf, size_t len)
 	return -1;
 }
 
+static int on_record_ours(struct replay_ctx *c, struct trace_input *t, struct tep_record *rec, int cpu);
+
+/* Called from inside libtracecmd: our own code runs between lib_leave() and lib_enter(). */
 static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu, void *data)
 {
 	struct replay_ctx *c = data;
 	struct trace_input *t = c->t;
-	int type;
+	int ret;
 
 	(void)handle;
+	lib_leave();
+	ret = on_record_ours(c, t, rec, cpu);
+	lib_enter("tracecmd_iterate_events");
+	return ret;
+}
+
+static int on_record_ours(struct replay_ctx *c, struct trace_input *t, struct tep_record *rec, int cpu)
+{
+	int type;
+
 	c->records++;
 	if ((c->records & 0xffff) == 0)
 		show_progress(c);
 	if (rec->size < 4)
 		return bad_record(c, rec, "short");
+	lib_enter("tep_data_type");
 	type = tep_data_type(t->tep, rec);
+	lib_leave();
 	replay_seen(c->r, cpu, rec->ts);
 	if (type == t->id_count) {
 		unsigned long long item, delta;
@@ -548,8 +666,10 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int 
 			c->error = 1;
 			return -1;
 		}
+		lib_enter("tep_read_number");
 		for (size_t i = 0; i < n; i++)
 			c->values[i] = tep_read_number(t->tep, p + i * (size_t)t->long_size, t->long_size);
+		lib_leave();
 		replay_snapshot(c->r, cpu, (unsigned int)tag, c->values, n, rec->ts);
 	} else if (type == t->id_print && t->f_buf) {
 		const char *p = NULL;
@@ -586,7 +706,9 @@ int trace_replay(struct trace_input *t, struct replay *r, bool progress, char *e
 	c.last_progress = c.started;
 	c.native = tep_is_file_bigendian(t->tep) == tep_is_local_bigendian(t->tep);
 	tracecmd_follow_missed_events(t->handle, on_missed, &c);
+	lib_enter("tracecmd_iterate_events");
 	ret = tracecmd_iterate_events(t->handle, NULL, 0, on_record, &c);
+	lib_leave();
 	if (progress && c.records > 0xffff)
 		fprintf(stderr, "vmstat-audit: %llu records read%20s\n", c.records, "");
 	free(c.values);

@@ -33,6 +33,18 @@ struct trace_input {
 		*f_buf;
 };
 
+/*
+ * Where the process is, for the parent to tell a crash in libtracecmd/libtraceevent (a
+ * corrupt file) from one in our own code (a bug): `inside` is nonzero, and `call` names the
+ * library call, while a library call runs. trace_where points into memory shared with the
+ * parent (main.c); by default into a private copy.
+ */
+struct trace_where {
+	volatile int inside;
+	char call[48];
+};
+extern struct trace_where *trace_where;
+
 /* 0, or -1 with a one-line reason in err (bad input: the caller exits 2). */
 int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen);
 void trace_close(struct trace_input *t);
