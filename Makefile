@@ -6,12 +6,16 @@ MEM      ?= 512M
 DURATION ?= 30
 HOTPLUG  ?= 0
 INJECT   ?= 0
+ARGS     ?=
 
 .PHONY: run check check-series setup kernel rootfs analysis bench clean-cache help
 
 help:
 	@echo "make run     [CPUS=$(CPUS) MEM=$(MEM) DURATION=$(DURATION) HOTPLUG=$(HOTPLUG) INJECT=$(INJECT)]"
+	@echo "             [ARGS='any scripts/run option, e.g. --buffer-kb 8192 --set NAME=VALUE']"
 	@echo "             build what is stale, boot, record under stress, audit: results/latest/"
+	@echo "             make exits 2 on any failure; the real code (0 1 3 4, as scripts/run's)"
+	@echo "             is in the last line and in the run directory's exit-code file"
 	@echo "make check   all tests (host and booted); ends with 'N passed, N failed, N skipped'"
 	@echo "make check-series   build every prefix of patches/ (bisectability; slow)"
 	@echo "make bench   per-CPU op costs, tracepoint cost off/on, audit throughput: results/bench/"
@@ -29,8 +33,13 @@ rootfs: setup
 analysis: setup
 	$(MAKE) -C analysis
 
+# GNU make ends with 2 whatever a recipe's code was: name the real one on the last line.
 run: setup
-	scripts/run --cpus $(CPUS) --mem $(MEM) --duration $(DURATION) --hotplug $(HOTPLUG) --inject $(INJECT)
+	@rc=0; scripts/run --cpus $(CPUS) --mem $(MEM) --duration $(DURATION) --hotplug $(HOTPLUG) \
+		--inject $(INJECT) $(ARGS) || rc=$$?; \
+	case $$rc in 0) ;; 1) echo "make run: exit 1 (INCONSISTENT)";; 2) echo "make run: exit 2 (bad arguments or input)";; \
+	3) echo "make run: exit 3 (INCONCLUSIVE)";; *) echo "make run: exit $$rc (a stage failed, see above)";; esac; \
+	exit $$rc
 
 check: setup
 	scripts/check
