@@ -1,17 +1,25 @@
 # percpu-vmstat: the two commands are `make run` (the main job) and `make check` (the tests).
 # Each target is a thin wrapper over a script; run any script with --help for its options.
 
-CPUS     ?= 2
-MEM      ?= 512M
-DURATION ?= 30
-HOTPLUG  ?= 0
-INJECT   ?= 0
+# Unset means scripts/run's default (or the SCENARIO's): CPUS 2, MEM 512M, DURATION 30,
+# HOTPLUG 0, INJECT 0.
+CPUS     ?=
+MEM      ?=
+DURATION ?=
+HOTPLUG  ?=
+INJECT   ?=
+SCENARIO ?=
 ARGS     ?=
+WORKLOAD ?=
+GUEST_TOOLS ?=
+# Through the environment, so that any quoting inside a command line survives.
+export WORKLOAD GUEST_TOOLS
 
 .PHONY: run check check-series setup kernel rootfs analysis bench clean-cache help
 
 help:
-	@echo "make run     [CPUS=$(CPUS) MEM=$(MEM) DURATION=$(DURATION) HOTPLUG=$(HOTPLUG) INJECT=$(INJECT)]"
+	@echo "make run     [CPUS=2 MEM=512M DURATION=30 HOTPLUG=0|1 INJECT=N] [SCENARIO=NAME|all]"
+	@echo "             [WORKLOAD='command line in the guest' GUEST_TOOLS='stress-ng ...']"
 	@echo "             [ARGS='any scripts/run option, e.g. --buffer-kb 8192 --set NAME=VALUE']"
 	@echo "             build what is stale, boot, record under stress, audit: results/latest/"
 	@echo "             make exits 2 on any failure; the real code (0 1 3 4, as scripts/run's)"
@@ -33,10 +41,14 @@ rootfs: setup
 analysis: setup
 	$(MAKE) -C analysis
 
+RUN_OPTS = $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(CPUS),--cpus $(CPUS)) \
+	$(if $(MEM),--mem $(MEM)) $(if $(DURATION),--duration $(DURATION)) \
+	$(if $(HOTPLUG),--hotplug $(HOTPLUG)) $(if $(INJECT),--inject $(INJECT)) \
+	$(if $(WORKLOAD),--workload "$$WORKLOAD") $(if $(GUEST_TOOLS),--guest-tools "$$GUEST_TOOLS")
+
 # GNU make ends with 2 whatever a recipe's code was: name the real one on the last line.
 run: setup
-	@rc=0; scripts/run --cpus $(CPUS) --mem $(MEM) --duration $(DURATION) --hotplug $(HOTPLUG) \
-		--inject $(INJECT) $(ARGS) || rc=$$?; \
+	@rc=0; scripts/run $(RUN_OPTS) $(ARGS) || rc=$$?; \
 	case $$rc in 0) ;; 1) echo "make run: exit 1 (INCONSISTENT)";; 2) echo "make run: exit 2 (bad arguments or input)";; \
 	3) echo "make run: exit 3 (INCONCLUSIVE)";; *) echo "make run: exit $$rc (a stage failed, see above)";; esac; \
 	exit $$rc

@@ -37,8 +37,16 @@ INJECT=${INJECT:-0}                 # N > 0: drop every Nth traced update (posit
 HOG_MB=${HOG_MB:-auto}              # the stress hog's size; auto: 1.5 x guest RAM
 SWAP_MB=${SWAP_MB:-auto}            # zram swap size; auto: guest RAM; 0: no swap
 WORKERS=${WORKERS:-0}               # stress workers; 0: one per online CPU
-# The workload between the snapshots; the fixtures of analysis/tests use a tiny one.
-STRESS=${STRESS:-}                  # default: vmstress with the parameters above
+# The workload between the snapshots: any command line (sh -c). It runs in its own session
+# with the OOM killer allowed to pick it, and is stopped (TERM, KILL 5 s later) when it
+# outlives WORKLOAD_LIMIT seconds (default: DURATION; DURATION + 60 for the default vmstress,
+# which stops itself). Its exit status never fails the recording: it goes to
+# $OUT/workload-status.txt and the host reports it beside the audit.
+WORKLOAD=${WORKLOAD:-${STRESS:-}}   # default: vmstress with the parameters above
+WORKLOAD_LIMIT=${WORKLOAD_LIMIT:-}
+# Guest commands run before the recording starts (a scenario's knobs: sysctls, mounts,
+# insmod of a module the host left on the share). A failing SETUP fails the run.
+SETUP=${SETUP:-}
 # 1: record an empty /proc/kallsyms. Only for the small committed fixtures of analysis/tests:
 # the audit needs no symbols, and kallsyms is most of an otherwise tiny trace.dat.
 HIDE_KALLSYMS=${HIDE_KALLSYMS:-0}
@@ -54,13 +62,21 @@ marker() { echo "percpu-vmstat: $*" >"$TRACING/trace_marker"; }
 mem_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
 [ "$HOG_MB" = auto ] && HOG_MB=$((mem_mb * 3 / 2))
 [ "$SWAP_MB" = auto ] && SWAP_MB=$mem_mb
-[ -n "$STRESS" ] || STRESS="vmstress --duration $DURATION --workers $WORKERS --hog-mb $HOG_MB --verbose"
+if [ -z "$WORKLOAD" ]; then
+	WORKLOAD="vmstress --duration $DURATION --workers $WORKERS --hog-mb $HOG_MB --verbose"
+	: "${WORKLOAD_LIMIT:=$((DURATION + 60))}"
+fi
+: "${WORKLOAD_LIMIT:=$DURATION}"
 echo -1000 >/proc/self/oom_score_adj
 
 # The kernel turns THP off by default below 512 MB of RAM (hugepage_init()); the stress wants
 # huge page faults, splits and the huge zero page among its events.
 THP=/sys/kernel/mm/transparent_hugepage
 [ -w "$THP/enabled" ] && echo always >"$THP/enabled" && echo always >"$THP/defrag"
+if [ -n "$SETUP" ]; then
+	log "setup: $SETUP"
+	sh -ec "$SETUP" || fail "SETUP failed (exit $?): $SETUP"
+fi
 
 if [ "$SWAP_MB" -gt 0 ] && [ -e /sys/block/zram0/disksize ]; then
 	echo "${SWAP_MB}M" >/sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null &&
@@ -84,7 +100,9 @@ INJECT=$INJECT
 HOG_MB=$HOG_MB
 SWAP_MB=$SWAP_MB
 WORKERS=$WORKERS
-STRESS=$STRESS
+WORKLOAD=$WORKLOAD
+WORKLOAD_LIMIT=$WORKLOAD_LIMIT
+SETUP=$SETUP
 GUEST_MEM_MB=$mem_mb
 GUEST_CPUS_ONLINE=$(nproc)
 GUEST_KERNEL=$(uname -r)
@@ -130,7 +148,7 @@ snapshot() {
 }
 
 snapshot 1
-log "snapshot 1 taken; running: $STRESS"
+log "snapshot 1 taken; running: $WORKLOAD"
 
 if [ "$INJECT" -gt 0 ]; then
 	[ -w "$VMSTAT_DBG/inject_lost_every" ] || fail "INJECT=$INJECT but the kernel has no CONFIG_VM_EVENT_LOSS_INJECTION"
@@ -159,8 +177,42 @@ if [ "$HOTPLUG" = 1 ]; then
 	hotplug_pid=$!
 fi
 
+# The workload in a session of its own (setsid: its process group is its pid), so that the
+# watchdog can stop everything it started; oom_score_adj back to 0 from this script's -1000.
+oom_before=$(dmesg | grep -c 'Killed process' || true)
+rm -f /tmp/workload.stopped
+# shellcheck disable=SC2016 # $1 is expanded by the inner sh
+setsid sh -c 'echo 0 >/proc/self/oom_score_adj; exec sh -c "$1"' workload "$WORKLOAD" &
+wl=$!
+: >"$OUT/workload-started"	# the host's scenario hook (scripts/run) waits for this
+(
+	sleep "$WORKLOAD_LIMIT"
+	kill -0 "$wl" 2>/dev/null || exit 0
+	: >/tmp/workload.stopped
+	kill -TERM -"$wl" 2>/dev/null
+	sleep 5
+	kill -KILL -"$wl" 2>/dev/null
+) &
+watchdog=$!
 stress_rc=0
-sh -c "$STRESS" || stress_rc=$?
+wait "$wl" || stress_rc=$?
+kill "$watchdog" 2>/dev/null
+kill -KILL -"$wl" 2>/dev/null	# whatever it left running in the background
+oom_kills=$(($(dmesg | grep -c 'Killed process' || true) - oom_before))
+if [ -e /tmp/workload.stopped ]; then
+	status="stopped after its limit of ${WORKLOAD_LIMIT}s (exit $stress_rc)"
+elif [ "$stress_rc" -eq 0 ]; then
+	status="exited 0"
+elif [ "$stress_rc" -eq 127 ]; then
+	status="not found (exit 127): $(echo "$WORKLOAD" | cut -d' ' -f1) is not in the guest (GUEST_TOOLS?)"
+elif [ "$stress_rc" -gt 128 ]; then
+	status="killed by signal $((stress_rc - 128))"
+else
+	status="exited $stress_rc"
+fi
+[ "$oom_kills" -gt 0 ] && status="$status; the OOM killer killed $oom_kills process(es): $(dmesg | grep 'Killed process' | tail -n "$oom_kills" | sed 's/.*Killed process \([0-9]*\) (\([^)]*\)).*/\2[\1]/' | tr '\n' ' ')"
+echo "$status" >"$OUT/workload-status.txt"
+log "workload $status"
 if [ -n "$hotplug_pid" ]; then
 	touch /tmp/hotplug.stop
 	wait "$hotplug_pid"
@@ -186,5 +238,4 @@ kill -TERM "$watch"
 wait "$watch" || log "ringwatch failed: the ring buffer margin is unknown"
 swapoff /dev/zram0 2>/dev/null
 [ "$tc_rc" -eq 0 ] || fail "trace-cmd record exited with $tc_rc: $(tail -n 3 "$OUT/trace-cmd.log")"
-[ "$stress_rc" -eq 0 ] || fail "vmstress exited with $stress_rc"
 log "done"
