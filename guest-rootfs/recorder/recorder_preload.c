@@ -19,6 +19,9 @@
  * 2. The process's current mappings (trace-cmd's text, libraries, stack) are locked in
  *    memory, and so are the buffers: under the stress's memory pressure a reader must not
  *    wait for its own code to be swapped back in from zram.
+ * 3. Transparent huge pages are off for trace-cmd (PR_SET_THP_DISABLE): with THP defrag
+ *    'always' (the stress's setting) a reader's page fault could otherwise stall in direct
+ *    compaction.
  *
  * trace-cmd's own stdio (fopen/fwrite) is not touched: only descriptors opened through
  * open()/open64() here are buffered.
@@ -33,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -293,6 +297,8 @@ pid_t fork(void)
 
 __attribute__((constructor)) static void recorder_preload_init(void)
 {
+	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		fprintf(stderr, "recorder_preload: PR_SET_THP_DISABLE: %s\n", strerror(errno));
 	if (mlockall(MCL_CURRENT))
 		fprintf(stderr, "recorder_preload: mlockall: %s (the readers may be swapped out)\n",
 			strerror(errno));
