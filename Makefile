@@ -12,7 +12,10 @@ SCENARIO ?=
 ARGS     ?=
 WORKLOAD ?=
 GUEST_TOOLS ?=
-# Through the environment, so that any quoting inside a command line survives.
+# Through the environment, so that any quoting inside a command line survives, and unexpanded
+# by make: WORKLOAD='echo $HOME' reaches the guest's shell as written.
+override WORKLOAD := $(value WORKLOAD)
+override GUEST_TOOLS := $(value GUEST_TOOLS)
 export WORKLOAD GUEST_TOOLS
 
 .PHONY: run check check-series setup kernel rootfs analysis bench clean-cache help

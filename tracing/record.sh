@@ -179,7 +179,8 @@ fi
 
 # The workload in a session of its own (setsid: its process group is its pid), so that the
 # watchdog can stop everything it started; oom_score_adj back to 0 from this script's -1000.
-oom_before=$(dmesg | grep -c 'Killed process' || true)
+oom_kills() { awk '$1 == "oom_kill" {print $2}' /proc/vmstat; }	# exact, memcg kills too
+oom_before=$(oom_kills)
 rm -f /tmp/workload.stopped
 # shellcheck disable=SC2016 # $1 is expanded by the inner sh
 setsid sh -c 'echo 0 >/proc/self/oom_score_adj; exec sh -c "$1"' workload "$WORKLOAD" &
@@ -198,19 +199,19 @@ stress_rc=0
 wait "$wl" || stress_rc=$?
 kill "$watchdog" 2>/dev/null
 kill -KILL -"$wl" 2>/dev/null	# whatever it left running in the background
-oom_kills=$(($(dmesg | grep -c 'Killed process' || true) - oom_before))
+oom_kills=$(($(oom_kills) - oom_before))
 if [ -e /tmp/workload.stopped ]; then
 	status="stopped after its limit of ${WORKLOAD_LIMIT}s (exit $stress_rc)"
 elif [ "$stress_rc" -eq 0 ]; then
 	status="exited 0"
 elif [ "$stress_rc" -eq 127 ]; then
-	status="not found (exit 127): $(echo "$WORKLOAD" | cut -d' ' -f1) is not in the guest (GUEST_TOOLS?)"
+	status="not found (exit 127): a command of the workload is not in the guest (GUEST_TOOLS?)"
 elif [ "$stress_rc" -gt 128 ]; then
 	status="killed by signal $((stress_rc - 128))"
 else
 	status="exited $stress_rc"
 fi
-[ "$oom_kills" -gt 0 ] && status="$status; the OOM killer killed $oom_kills process(es): $(dmesg | grep 'Killed process' | tail -n "$oom_kills" | sed 's/.*Killed process \([0-9]*\) (\([^)]*\)).*/\2[\1]/' | tr '\n' ' ')"
+[ "$oom_kills" -gt 0 ] && status="$status; the OOM killer killed $oom_kills process(es) (last in the kernel log: $(dmesg | grep 'Killed process' | tail -n "$oom_kills" | sed 's/.*Killed process \([0-9]*\) (\([^)]*\)).*/\2[\1]/' | tr '\n' ' '))"
 echo "$status" >"$OUT/workload-status.txt"
 log "workload $status"
 if [ -n "$hotplug_pid" ]; then
@@ -238,4 +239,8 @@ kill -TERM "$watch"
 wait "$watch" || log "ringwatch failed: the ring buffer margin is unknown"
 swapoff /dev/zram0 2>/dev/null
 [ "$tc_rc" -eq 0 ] || fail "trace-cmd record exited with $tc_rc: $(tail -n 3 "$OUT/trace-cmd.log")"
+# trace-cmd ignores its readers' exit status: a reader whose buffered data could not be
+# written says so in this log, and the recording is then short, never to be audited.
+! grep -q '^recorder_preload: error:' "$OUT/trace-cmd.log" ||
+	fail "a trace reader lost data: $(grep -m1 '^recorder_preload: error:' "$OUT/trace-cmd.log")"
 log "done"

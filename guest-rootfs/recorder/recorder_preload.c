@@ -13,12 +13,15 @@
  *    file descriptor and written in one call. Every other operation on that descriptor
  *    (read, lseek, pread/pwrite, fstat, ftruncate, mmap, dup, fcntl, splice, fsync, close)
  *    and fork() and exit() write the buffer out first, so everything trace-cmd can observe
- *    (file offsets, sizes, contents) is what it would be without the buffer. A buffer that
- *    cannot be written out ends the process with status 70 and a message naming the file:
- *    trace-cmd then exits non-zero and the recording is reported as failed, never as short.
+ *    (file offsets, sizes, contents) is what it would be without the buffer; a descriptor
+ *    that is duplicated stops being buffered. A buffer that cannot be written out ends the
+ *    process with status 70 and a line "recorder_preload: error: ..." naming the file:
+ *    trace-cmd ignores its readers' exit status, so tracing/record.sh looks for that line
+ *    and fails the recording rather than let a short file be audited.
  * 2. The process's current mappings (trace-cmd's text, libraries, stack) are locked in
- *    memory, and so are the buffers: under the stress's memory pressure a reader must not
- *    wait for its own code to be swapped back in from zram.
+ *    memory, in the parent and again in each forked reader (locks are not inherited), and
+ *    so are the buffers: under the stress's memory pressure a reader must not wait for its
+ *    own code to be swapped back in from zram.
  * 3. Transparent huge pages are off for trace-cmd (PR_SET_THP_DISABLE): with THP defrag
  *    'always' (the stress's setting) a reader's page fault could otherwise stall in direct
  *    compaction.
@@ -31,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +61,30 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 #define REAL(name) static __typeof__(name) *real_##name; \
 	if (!real_##name) real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
 
+static int tracked(int fd)
+{
+	return fd >= 0 && fd < MAX_FDS && batches[fd].data;
+}
+
+/*
+ * The lock is held with every signal blocked: trace-cmd stops a reader with SIGUSR1, whose
+ * handler calls fcntl() (tracefs_cpu_stop()); taking the lock again there would deadlock.
+ */
+static void enter(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+	pthread_mutex_lock(&lock);
+}
+
+static void leave(const sigset_t *old)
+{
+	pthread_mutex_unlock(&lock);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 static void die_flush(int fd, int err)
 {
 	char path[64], target[512];
@@ -65,8 +93,8 @@ static void die_flush(int fd, int err)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	n = readlink(path, target, sizeof(target) - 1);
 	target[n > 0 ? n : 0] = '\0';
-	fprintf(stderr, "recorder_preload: writing buffered trace data to %s (fd %d) failed: %s; "
-		"the recording is incomplete\n", n > 0 ? target : "?", fd, strerror(err));
+	fprintf(stderr, "recorder_preload: error: writing buffered trace data to %s (fd %d) "
+		"failed: %s; the recording is incomplete\n", n > 0 ? target : "?", fd, strerror(err));
 	_exit(EXIT_FLUSH_FAILED);
 }
 
@@ -76,10 +104,10 @@ static void flush_locked(int fd)
 	struct batch *b;
 	size_t done = 0;
 
-	if (fd < 0 || fd >= MAX_FDS)
+	if (!tracked(fd))
 		return;
 	b = &batches[fd];
-	while (b->data && done < b->len) {
+	while (done < b->len) {
 		ssize_t n = real_write(fd, b->data + done, b->len - done);
 
 		if (n < 0 && errno == EINTR)
@@ -88,39 +116,44 @@ static void flush_locked(int fd)
 			die_flush(fd, n < 0 ? errno : EIO);
 		done += n;
 	}
-	if (b->data)
-		b->len = 0;
+	b->len = 0;
 }
 
-/* Writes out FD's buffer; errno is what the caller's own call will set, not ours. */
-static void flush_fd(int fd)
+static void forget_locked(int fd)
+{
+	if (!tracked(fd))
+		return;
+	munmap(batches[fd].data, BATCH_BYTES);
+	batches[fd].data = NULL;
+	batches[fd].len = 0;
+}
+
+/* Writes out FD's buffer (FORGET: and stops buffering FD); errno is left as it was. */
+static void flush_fd(int fd, int forget)
 {
 	int saved = errno;
+	sigset_t old;
 
-	pthread_mutex_lock(&lock);
+	if (!tracked(fd))
+		return;
+	enter(&old);
 	flush_locked(fd);
-	pthread_mutex_unlock(&lock);
+	if (forget)
+		forget_locked(fd);
+	leave(&old);
 	errno = saved;
 }
 
 static void flush_all(void)
 {
 	int saved = errno;
+	sigset_t old;
 
-	pthread_mutex_lock(&lock);
+	enter(&old);
 	for (int fd = 0; fd < MAX_FDS; fd++)
 		flush_locked(fd);
-	pthread_mutex_unlock(&lock);
+	leave(&old);
 	errno = saved;
-}
-
-static void forget_fd(int fd)
-{
-	if (fd < 0 || fd >= MAX_FDS || !batches[fd].data)
-		return;
-	munmap(batches[fd].data, BATCH_BYTES);
-	batches[fd].data = NULL;
-	batches[fd].len = 0;
 }
 
 /* Buffer FD if it is a regular file on 9p opened for writing. */
@@ -128,6 +161,7 @@ static void track_fd(int fd, int flags)
 {
 	struct statfs sfs;
 	struct stat st;
+	sigset_t old;
 	void *mem;
 
 	if (fd < 0 || fd >= MAX_FDS || (flags & O_ACCMODE) == O_RDONLY)
@@ -141,11 +175,11 @@ static void track_fd(int fd, int flags)
 	if (mem == MAP_FAILED)
 		return;		/* unbuffered: slower, still correct */
 	mlock(mem, BATCH_BYTES);
-	pthread_mutex_lock(&lock);
-	forget_fd(fd);
+	enter(&old);
+	forget_locked(fd);
 	batches[fd].data = mem;
 	batches[fd].len = 0;
-	pthread_mutex_unlock(&lock);
+	leave(&old);
 }
 
 static mode_t mode_arg(int flags, va_list ap)
@@ -153,50 +187,41 @@ static mode_t mode_arg(int flags, va_list ap)
 	return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
 }
 
-int open(const char *path, int flags, ...)
-{
-	REAL(open);
-	va_list ap;
-	int fd;
+#define OPEN_TRACKED(name) \
+	int name(const char *path, int flags, ...) \
+	{ \
+		REAL(name); \
+		va_list ap; \
+		int fd; \
+		va_start(ap, flags); \
+		fd = real_##name(path, flags, mode_arg(flags, ap)); \
+		va_end(ap); \
+		track_fd(fd, flags); \
+		return fd; \
+	}
 
-	va_start(ap, flags);
-	fd = real_open(path, flags, mode_arg(flags, ap));
-	va_end(ap);
-	track_fd(fd, flags);
-	return fd;
-}
-
-int open64(const char *path, int flags, ...)
-{
-	REAL(open64);
-	va_list ap;
-	int fd;
-
-	va_start(ap, flags);
-	fd = real_open64(path, flags, mode_arg(flags, ap));
-	va_end(ap);
-	track_fd(fd, flags);
-	return fd;
-}
+OPEN_TRACKED(open)
+OPEN_TRACKED(open64)
 
 ssize_t write(int fd, const void *buf, size_t count)
 {
 	REAL(write);
 	struct batch *b;
+	sigset_t old;
 
-	if (fd < 0 || fd >= MAX_FDS || !batches[fd].data)
+	if (!tracked(fd))
 		return real_write(fd, buf, count);
-	pthread_mutex_lock(&lock);
+	enter(&old);
 	b = &batches[fd];
 	if (b->data && b->len + count > BATCH_BYTES)
 		flush_locked(fd);
 	if (!b->data || count > BATCH_BYTES) {
-		pthread_mutex_unlock(&lock);
+		leave(&old);
 		return real_write(fd, buf, count);
 	}
 	memcpy(b->data + b->len, buf, count);
 	b->len += count;
-	pthread_mutex_unlock(&lock);
+	leave(&old);
 	return count;
 }
 
@@ -204,12 +229,7 @@ int close(int fd)
 {
 	REAL(close);
 
-	pthread_mutex_lock(&lock);
-	if (fd >= 0 && fd < MAX_FDS && batches[fd].data) {
-		flush_locked(fd);
-		forget_fd(fd);
-	}
-	pthread_mutex_unlock(&lock);
+	flush_fd(fd, 1);
 	return real_close(fd);
 }
 
@@ -218,11 +238,13 @@ int close(int fd)
 	ret name params \
 	{ \
 		REAL(name); \
-		flush_fd(fd); \
+		flush_fd(fd, 0); \
 		return real_##name args; \
 	}
 
 FLUSH_THEN(ssize_t, read, (int fd, void *buf, size_t n), fd, (fd, buf, n))
+FLUSH_THEN(ssize_t, pread, (int fd, void *buf, size_t n, off_t off), fd, (fd, buf, n, off))
+FLUSH_THEN(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off), fd, (fd, buf, n, off))
 FLUSH_THEN(ssize_t, pread64, (int fd, void *buf, size_t n, off64_t off), fd, (fd, buf, n, off))
 FLUSH_THEN(ssize_t, pwrite64, (int fd, const void *buf, size_t n, off64_t off), fd, (fd, buf, n, off))
 FLUSH_THEN(off_t, lseek, (int fd, off_t off, int whence), fd, (fd, off, whence))
@@ -233,21 +255,25 @@ FLUSH_THEN(int, ftruncate, (int fd, off_t len), fd, (fd, len))
 FLUSH_THEN(int, ftruncate64, (int fd, off64_t len), fd, (fd, len))
 FLUSH_THEN(int, fsync, (int fd), fd, (fd))
 FLUSH_THEN(int, fdatasync, (int fd), fd, (fd))
-FLUSH_THEN(int, dup, (int fd), fd, (fd))
 FLUSH_THEN(void *, mmap, (void *a, size_t n, int p, int f, int fd, off_t o), fd, (a, n, p, f, fd, o))
 FLUSH_THEN(void *, mmap64, (void *a, size_t n, int p, int f, int fd, off64_t o), fd, (a, n, p, f, fd, o))
+
+/* A duplicate shares the file offset: from then on neither copy may hold bytes back. */
+int dup(int fd)
+{
+	REAL(dup);
+
+	flush_fd(fd, 1);
+	return real_dup(fd);
+}
 
 int dup2(int fd, int fd2)
 {
 	REAL(dup2);
 
-	flush_fd(fd);
-	pthread_mutex_lock(&lock);
-	if (fd2 != fd && fd2 >= 0 && fd2 < MAX_FDS && batches[fd2].data) {
-		flush_locked(fd2);
-		forget_fd(fd2);
-	}
-	pthread_mutex_unlock(&lock);
+	flush_fd(fd, 1);
+	if (fd2 != fd)
+		flush_fd(fd2, 1);	/* dup2 closes it */
 	return real_dup2(fd, fd2);
 }
 
@@ -255,44 +281,39 @@ ssize_t splice(int fd_in, loff_t *off_in, int fd_out, loff_t *off_out, size_t le
 {
 	REAL(splice);
 
-	flush_fd(fd_in);
-	flush_fd(fd_out);
+	flush_fd(fd_in, 0);
+	flush_fd(fd_out, 0);
 	return real_splice(fd_in, off_in, fd_out, off_out, len, flags);
 }
 
-int fcntl(int fd, int cmd, ...)
-{
-	REAL(fcntl);
-	va_list ap;
-	void *arg;
+#define FCNTL_FLUSHED(name) \
+	int name(int fd, int cmd, ...) \
+	{ \
+		REAL(name); \
+		va_list ap; \
+		void *arg; \
+		va_start(ap, cmd); \
+		arg = va_arg(ap, void *); \
+		va_end(ap); \
+		flush_fd(fd, cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC); \
+		return real_##name(fd, cmd, arg); \
+	}
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	flush_fd(fd);
-	return real_fcntl(fd, cmd, arg);
-}
+FCNTL_FLUSHED(fcntl)
+FCNTL_FLUSHED(fcntl64)
 
-int fcntl64(int fd, int cmd, ...)
-{
-	REAL(fcntl64);
-	va_list ap;
-	void *arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	flush_fd(fd);
-	return real_fcntl64(fd, cmd, arg);
-}
-
-/* A child must not inherit bytes its parent will also write. */
+/* A child must not inherit bytes its parent will also write, nor lose the memory locks. */
 pid_t fork(void)
 {
 	REAL(fork);
+	pid_t pid;
 
 	flush_all();
-	return real_fork();
+	pid = real_fork();
+	if (pid == 0 && mlockall(MCL_CURRENT))
+		fprintf(stderr, "recorder_preload: mlockall in pid %d: %s (the reader may be swapped out)\n",
+			(int)getpid(), strerror(errno));
+	return pid;
 }
 
 __attribute__((constructor)) static void recorder_preload_init(void)
