@@ -31,6 +31,7 @@ BUFFER_PERCENT=${BUFFER_PERCENT:-1}
 PRELOAD=${PRELOAD:-1}
 EVENTS=${EVENTS:-vmstat:vm_event_count vmstat:vm_event_fold vmstat:vm_event_snapshot}
 WATCH_MS=${WATCH_MS:-20}            # ring buffer fill sampling interval (ringwatch)
+KEEP_KEYS=${KEEP_KEYS:-1}           # 1: hold the events' static keys on for the whole run (below)
 SETTLE=${SETTLE:-1}                 # seconds between enabling the events and snapshot 1
 HOTPLUG=${HOTPLUG:-0}               # 1: take CPUs offline and online again during the stress
 INJECT=${INJECT:-0}                 # N > 0: drop every Nth traced update (positive control)
@@ -94,6 +95,7 @@ PRELOAD=$PRELOAD
 BUFFER_PERCENT=$BUFFER_PERCENT
 EVENTS=$EVENTS
 SETTLE=$SETTLE
+KEEP_KEYS=$KEEP_KEYS
 WATCH_MS=$WATCH_MS
 HOTPLUG=$HOTPLUG
 INJECT=$INJECT
@@ -116,6 +118,21 @@ fi
 event_args=
 for e in $EVENTS; do event_args="$event_args -e $e"; done
 echo "$BUFFER_PERCENT" >"$TRACING/buffer_percent" || fail "cannot set buffer_percent to $BUFFER_PERCENT"
+# Enabling or disabling an event rewrites its static-key sites with text_poke_bp() (~155 for
+# vm_event_count; sched_switch too, for comm recording). Under multi-threaded TCG a vCPU
+# running such a site at that moment can trap on an int3 the patcher has already replaced
+# (seen when trace-cmd stopped: "int3: 0000 [#1]" in free_unref_page_commit, the code dump
+# showing the final NOP). A second instance that keeps the events enabled, with its own
+# recording off, holds every key on for the whole run: trace-cmd's start and stop then change
+# which buffers record, and no kernel text.
+if [ "$KEEP_KEYS" = 1 ]; then
+	keep=$TRACING/instances/percpu-vmstat-keys
+	{ mkdir -p "$keep" && echo 0 >"$keep/tracing_on" && echo 4 >"$keep/buffer_size_kb"; } ||
+		fail "cannot create the tracing instance $keep"
+	for e in $EVENTS; do
+		echo 1 >"$keep/events/${e%%:*}/${e#*:}/enable" || fail "cannot enable $e in $keep"
+	done
+fi
 preload=
 [ "$PRELOAD" = 1 ] && preload=/usr/lib/percpu-vmstat/recorder_preload.so
 prio=
