@@ -31,7 +31,7 @@ BUFFER_PERCENT=${BUFFER_PERCENT:-1}
 PRELOAD=${PRELOAD:-1}
 EVENTS=${EVENTS:-vmstat:vm_event_count vmstat:vm_event_fold vmstat:vm_event_snapshot}
 WATCH_MS=${WATCH_MS:-20}            # ring buffer fill sampling interval (ringwatch)
-KEEP_KEYS=${KEEP_KEYS:-1}           # 1: hold the events' static keys on for the whole run (below)
+KEEP_KEYS=${KEEP_KEYS:-0}           # 1: hold the events' static keys on for the whole run (below)
 SETTLE=${SETTLE:-1}                 # seconds between enabling the events and snapshot 1
 HOTPLUG=${HOTPLUG:-0}               # 1: take CPUs offline and online again during the stress
 INJECT=${INJECT:-0}                 # N > 0: drop every Nth traced update (positive control)
@@ -122,9 +122,11 @@ echo "$BUFFER_PERCENT" >"$TRACING/buffer_percent" || fail "cannot set buffer_per
 # vm_event_count; sched_switch too, for comm recording). Under multi-threaded TCG a vCPU
 # running such a site at that moment can trap on an int3 the patcher has already replaced
 # (seen when trace-cmd stopped: "int3: 0000 [#1]" in free_unref_page_commit, the code dump
-# showing the final NOP). A second instance that keeps the events enabled, with its own
-# recording off, holds every key on for the whole run: trace-cmd's start and stop then change
-# which buffers record, and no kernel text.
+# showing the final NOP). KEEP_KEYS=1 keeps the events enabled in a second instance, with its
+# own recording off, so that every static key stays on for the whole run. It is off by
+# default: trace-cmd's probe then makes two, and the tracepoint's static_call site in
+# vm_event_count_traced(), which every CPU now runs all the time, is rewritten at start and
+# stop; one boot of the first ~50 with it panicked there at start ("int3" at that call).
 if [ "$KEEP_KEYS" = 1 ]; then
 	keep=$TRACING/instances/percpu-vmstat-keys
 	{ mkdir -p "$keep" && echo 0 >"$keep/tracing_on" && echo 4 >"$keep/buffer_size_kb"; } ||
