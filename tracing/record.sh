@@ -31,7 +31,6 @@ BUFFER_PERCENT=${BUFFER_PERCENT:-1}
 PRELOAD=${PRELOAD:-1}
 EVENTS=${EVENTS:-vmstat:vm_event_count vmstat:vm_event_fold vmstat:vm_event_snapshot}
 WATCH_MS=${WATCH_MS:-20}            # ring buffer fill sampling interval (ringwatch)
-KEEP_KEYS=${KEEP_KEYS:-0}           # 1: hold the events' static keys on for the whole run (below)
 SETTLE=${SETTLE:-1}                 # seconds between enabling the events and snapshot 1
 HOTPLUG=${HOTPLUG:-0}               # 1: take CPUs offline and online again during the stress
 INJECT=${INJECT:-0}                 # N > 0: drop every Nth traced update (positive control)
@@ -95,7 +94,6 @@ PRELOAD=$PRELOAD
 BUFFER_PERCENT=$BUFFER_PERCENT
 EVENTS=$EVENTS
 SETTLE=$SETTLE
-KEEP_KEYS=$KEEP_KEYS
 WATCH_MS=$WATCH_MS
 HOTPLUG=$HOTPLUG
 INJECT=$INJECT
@@ -119,22 +117,9 @@ event_args=
 for e in $EVENTS; do event_args="$event_args -e $e"; done
 echo "$BUFFER_PERCENT" >"$TRACING/buffer_percent" || fail "cannot set buffer_percent to $BUFFER_PERCENT"
 # Enabling or disabling an event rewrites its static-key sites with text_poke_bp() (~155 for
-# vm_event_count; sched_switch too, for comm recording). Under multi-threaded TCG a vCPU
-# running such a site at that moment can trap on an int3 the patcher has already replaced
-# (seen when trace-cmd stopped: "int3: 0000 [#1]" in free_unref_page_commit, the code dump
-# showing the final NOP). KEEP_KEYS=1 keeps the events enabled in a second instance, with its
-# own recording off, so that every static key stays on for the whole run. It is off by
-# default: trace-cmd's probe then makes two, and the tracepoint's static_call site in
-# vm_event_count_traced(), which every CPU now runs all the time, is rewritten at start and
-# stop; one boot of the first ~50 with it panicked there at start ("int3" at that call).
-if [ "$KEEP_KEYS" = 1 ]; then
-	keep=$TRACING/instances/percpu-vmstat-keys
-	{ mkdir -p "$keep" && echo 0 >"$keep/tracing_on" && echo 4 >"$keep/buffer_size_kb"; } ||
-		fail "cannot create the tracing instance $keep"
-	for e in $EVENTS; do
-		echo 1 >"$keep/events/${e%%:*}/${e#*:}/enable" || fail "cannot enable $e in $keep"
-	done
-fi
+# vm_event_count; sched_switch too, for comm recording). Under multi-threaded TCG a vCPU can
+# then trap on an int3 already replaced; the guest kernel survives it through kprobes'
+# recovery (CONFIG_KPROBES in base.config; README "Machine notes").
 preload=
 [ "$PRELOAD" = 1 ] && preload=/usr/lib/percpu-vmstat/recorder_preload.so
 prio=
