@@ -30,6 +30,8 @@ struct audit {
 	const char *vm_path[2], *st_path[2];
 	unsigned char *vm_status[2];	/* nitems each */
 	struct strlist inconclusive, inconsistent, notes;
+	struct strlist lost;		/* located breaks on CPUs whose ring buffer lost events */
+	int pairs_with_breaks;		/* (CPU, item) pairs with a continuity break */
 	u64 shortfall;			/* updates counted by events but missing from counters */
 	u64 excess;			/* the other way round (both saturate at 2^64-1) */
 	int covered;			/* items with a nonzero traced delta */
@@ -56,6 +58,7 @@ u64 replay_delta(const struct audit *a, int cpu, int item);
 /* counter - events of one CPU and item, over every check, formatted with its sign. */
 const char *fmt_difference(char buf[24], u64 under, u64 over);
 bool cpu_has_window(const struct audit *a, int cpu);
+bool cpu_lost_events(const struct audit *a, int cpu);
 
 void report_text(const struct audit *a, FILE *out);
 void report_json(const struct audit *a, FILE *out);

@@ -59,6 +59,15 @@ bool cpu_has_window(const struct audit *a, int cpu)
 	return a->r.cpu[cpu].phase == AFTER_SNAP2;
 }
 
+/* The ring buffer lost events of this CPU (the file's statistics or a record say so). */
+bool cpu_lost_events(const struct audit *a, int cpu)
+{
+	const struct cpu_replay *s = &a->r.cpu[cpu];
+	const struct cpu_stats *st = &a->t.stats[cpu];
+
+	return s->lost_unknown || s->missed > 0 || st->overrun || st->commit_overrun || st->dropped;
+}
+
 u64 counter_delta(const struct audit *a, int cpu, int item)
 {
 	const struct cpu_replay *s = &a->r.cpu[cpu];
@@ -351,10 +360,33 @@ void audit_evaluate(struct audit *a)
 		for (int i = 0; i < a->t.nitems; i++) {
 			char b1[24], b2[24], b3[24];
 
+			if (s->breaks[i])
+				a->pairs_with_breaks++;
 			if (!s->under[i] && !s->over[i])
 				continue;
 			a->shortfall = sat_add(a->shortfall, s->under[i]);
 			a->excess = sat_add(a->excess, s->over[i]);
+			if (s->breaks[i] && cpu_lost_events(a, c)) {
+				/* Where the ring buffer lost events: what they held, and when. */
+				strlist_add(&a->lost,
+					    "cpu%d %s: %s counts moved without a recorded event, in %llu "
+					    "window(s), the first from %.6f s to %.6f s",
+					    c, item_name(a, i), fmt_difference(b3, s->under[i], s->over[i]),
+					    s->breaks[i], (double)s->brk_from[i] / 1e9,
+					    (double)s->brk_to[i] / 1e9);
+				continue;
+			}
+			if (s->breaks[i]) {
+				strlist_add(&a->inconsistent,
+					    "cpu%d %s: counter moved %s, events say %s (difference %s): %llu "
+					    "break(s) in the per-event continuity, the first between %.6f s "
+					    "and %.6f s",
+					    c, item_name(a, i), fmt_move(b1, counter_delta(a, c, i), false),
+					    fmt_move(b2, replay_delta(a, c, i), false),
+					    fmt_difference(b3, s->under[i], s->over[i]), s->breaks[i],
+					    (double)s->brk_from[i] / 1e9, (double)s->brk_to[i] / 1e9);
+				continue;
+			}
 			strlist_add(&a->inconsistent,
 				    "cpu%d %s: counter moved %s, events say %s (difference %s), "
 				    "first diverged at %s, %.6f s",
@@ -373,6 +405,18 @@ void audit_evaluate(struct audit *a)
 			}
 		}
 	}
+	if (!r->have_counter)
+		strlist_add(&a->notes, "per-event continuity not available: the trace's vm_event_count "
+			    "has no counter field (a kernel before it); only each CPU's whole window "
+			    "between the snapshots was checked");
+	else if (a->lost.n)
+		strlist_add(&a->notes, "per-event continuity: %llu events and folds checked; the "
+			    "counts lost with the ring buffer's events are located above (lost:), and "
+			    "every other (CPU, item) pair replayed exactly, event by event",
+			    r->events_checked);
+	else if (!r->nbreaks)
+		strlist_add(&a->notes, "per-event continuity: %llu events and folds checked, each "
+			    "counter value equal to the previous one plus its delta", r->events_checked);
 	check_vmstat_copy(a, 0);
 	check_vmstat_copy(a, 1);
 	check_snapshot_text(a, 0);

@@ -110,6 +110,7 @@ static void cleanup(void)
 	strlist_free(&a.inconsistent);
 	strlist_free(&a.inconclusive);
 	strlist_free(&a.notes);
+	strlist_free(&a.lost);
 	replay_free(&a.r);
 	trace_close(&a.t);
 	for (int k = 0; k < 5; k++)

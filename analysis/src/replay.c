@@ -26,8 +26,13 @@ int replay_init(struct replay *r, int ncpus, int nitems)
 		s->over = calloc(n, sizeof(u64));
 		s->div_ts = calloc(n, sizeof(u64));
 		s->div_site = calloc(n, 1);
+		s->last_ts = calloc(n, sizeof(u64));
+		s->breaks = calloc(n, sizeof(u64));
+		s->brk_from = calloc(n, sizeof(u64));
+		s->brk_to = calloc(n, sizeof(u64));
 		if (!s->snap1 || !s->snap2 || !s->cur || !s->traced || !s->fold_net ||
-		    !s->under || !s->over || !s->div_ts || !s->div_site)
+		    !s->under || !s->over || !s->div_ts || !s->div_site || !s->last_ts ||
+		    !s->breaks || !s->brk_from || !s->brk_to)
 			return -1;
 	}
 	for (int m = 0; m < 4; m++) {
@@ -53,10 +58,15 @@ void replay_free(struct replay *r)
 			free(s->over);
 			free(s->div_ts);
 			free(s->div_site);
+			free(s->last_ts);
+			free(s->breaks);
+			free(s->brk_from);
+			free(s->brk_to);
 			free(s->bins);
 		}
 	}
 	free(r->cpu);
+	free(r->brk);
 	for (int m = 0; m < 4; m++)
 		free(r->marker[m].total);
 	memset(r, 0, sizeof(*r));
@@ -132,7 +142,57 @@ static void diverged(struct cpu_replay *s, int item, u64 replayed, u64 counter,
 	}
 }
 
-void replay_count(struct replay *r, int cpu, int item, long long delta, u64 ts)
+/*
+ * Between the last point this item's counter was known at and ts, the counter reached
+ * counter where the events say replayed: a located break. The difference is added to the
+ * CPU's under/over as any divergence, and the replay goes on from the counter, so that each
+ * missing count is reported once, at its own break.
+ */
+static void cont_break(struct replay *r, int cpu, int item, u64 replayed, u64 counter, u64 ts)
+{
+	struct cpu_replay *s = &r->cpu[cpu];
+	struct cont_break *b;
+
+	if (!s->breaks[item]++) {
+		s->brk_from[item] = s->last_ts[item];
+		s->brk_to[item] = ts;
+	}
+	r->nbreaks++;
+	diverged(s, item, replayed, counter, DIV_BREAK, ts);
+	if (r->nlisted >= MAX_LISTED_BREAKS || r->brk_list_lost)
+		return;
+	if (!r->brk) {
+		r->brk = calloc(MAX_LISTED_BREAKS, sizeof(*r->brk));
+		if (!r->brk) {
+			r->brk_list_lost = true;
+			return;
+		}
+	}
+	b = &r->brk[r->nlisted++];
+	b->cpu = cpu;
+	b->item = item;
+	b->from = s->last_ts[item];
+	b->to = ts;
+	b->moved = counter - replayed;
+}
+
+/* Checks an event's counter field against the replay, then moves the replay to it. */
+static void cont_check(struct replay *r, int cpu, int item, u64 replayed, const u64 *counter, u64 ts)
+{
+	struct cpu_replay *s = &r->cpu[cpu];
+
+	s->cur[item] = replayed;
+	if (!counter || s->phase != BETWEEN_SNAPS)
+		return;
+	r->events_checked++;
+	if (*counter != replayed) {
+		cont_break(r, cpu, item, replayed, *counter, ts);
+		s->cur[item] = *counter;
+	}
+	s->last_ts[item] = ts;
+}
+
+void replay_count(struct replay *r, int cpu, int item, long long delta, const u64 *counter, u64 ts)
 {
 	struct cpu_replay *s;
 
@@ -145,7 +205,7 @@ void replay_count(struct replay *r, int cpu, int item, long long delta, u64 ts)
 	if (s->phase == BEFORE_SNAP1)
 		return;
 	/* After tag 2 the replay goes on, for the /proc/vmstat copy read after it. */
-	s->cur[item] += (u64)delta;
+	cont_check(r, cpu, item, s->cur[item] + (u64)delta, counter, ts);
 	if (s->phase != BETWEEN_SNAPS)
 		return;
 	s->events_in_window++;
@@ -158,7 +218,7 @@ void replay_count(struct replay *r, int cpu, int item, long long delta, u64 ts)
  * here. The dead CPU's replay must hold exactly the folded value, and is
  * zero afterwards, as the kernel's counter is.
  */
-void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, u64 ts)
+void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, const u64 *counter, u64 ts)
 {
 	struct cpu_replay *to, *from;
 
@@ -171,12 +231,17 @@ void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, u64 t
 	to->folds_in++;
 	from->folds_out++;
 	if (to->phase != BEFORE_SNAP1)
-		to->cur[item] += value;
+		cont_check(r, cpu, item, to->cur[item] + value, counter, ts);
 	if (to->phase == BETWEEN_SNAPS)
 		to->fold_net[item] += value;
 	if (from->phase != BEFORE_SNAP1) {
-		diverged(from, item, from->cur[item], value, DIV_FOLD, ts);
+		/* With counter fields, a fold that finds other than the replay is a located break. */
+		if (r->have_counter && from->phase == BETWEEN_SNAPS && from->cur[item] != value)
+			cont_break(r, dead, item, from->cur[item], value, ts);
+		else
+			diverged(from, item, from->cur[item], value, DIV_FOLD, ts);
 		from->cur[item] = 0;
+		from->last_ts[item] = ts;
 	}
 	if (from->phase == BETWEEN_SNAPS) {
 		from->fold_net[item] -= value;
@@ -200,6 +265,8 @@ int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *valu
 		}
 		memcpy(s->snap1, values, n * sizeof(u64));
 		memcpy(s->cur, values, n * sizeof(u64));
+		for (size_t i = 0; i < n; i++)
+			s->last_ts[i] = ts;
 		s->snap1_ts = ts;
 		s->phase = BETWEEN_SNAPS;
 	} else if (tag == 2) {
@@ -211,9 +278,15 @@ int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *valu
 			return 0;	/* no start point: reported as a missing snapshot */
 		memcpy(s->snap2, values, n * sizeof(u64));
 		s->snap2_ts = ts;
+		for (int i = 0; i < r->nitems; i++) {
+			if (s->cur[i] == values[i])
+				continue;
+			if (r->have_counter)
+				cont_break(r, cpu, i, s->cur[i], values[i], ts);
+			else
+				diverged(s, i, s->cur[i], values[i], DIV_SNAP2, ts);
+		}
 		s->phase = AFTER_SNAP2;
-		for (int i = 0; i < r->nitems; i++)
-			diverged(s, i, s->cur[i], values[i], DIV_SNAP2, ts);
 		/* Go on from the counters, so a loss is reported once, here. */
 		memcpy(s->cur, values, n * sizeof(u64));
 	}

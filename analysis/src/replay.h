@@ -33,7 +33,20 @@ static inline const char *fmt_move(char buf[24], u64 v, bool plus)
 enum phase { BEFORE_SNAP1, BETWEEN_SNAPS, AFTER_SNAP2 };
 
 /* Where a (cpu, item) pair first diverged. */
-enum divergence_site { DIV_NONE, DIV_FOLD, DIV_SNAP2 };
+enum divergence_site { DIV_NONE, DIV_FOLD, DIV_SNAP2, DIV_BREAK };
+
+/*
+ * A break in the per-event continuity of one CPU's counter of one item: between the points
+ * at from and to (the tag-1 snapshot, an event or fold of this item on this CPU, the tag-2
+ * snapshot), the counter moved by moved (modulo 2^64; negative: an event's update did not
+ * happen) more than the events between them say.
+ */
+struct cont_break {
+	int cpu, item;
+	u64 from, to, moved;
+};
+
+#define MAX_LISTED_BREAKS 4096
 
 struct cpu_replay {
 	enum phase phase;
@@ -50,6 +63,9 @@ struct cpu_replay {
 	u64 *under, *over;		/* replay above / below the counter, summed (saturating) */
 	u64 *div_ts;			/* first divergence */
 	unsigned char *div_site;
+	u64 *last_ts;			/* the last point each item's counter was known at */
+	u64 *breaks;			/* continuity breaks per item in the window */
+	u64 *brk_from, *brk_to;		/* the first one's window */
 	unsigned int *bins;		/* activity histogram: MAX_BINS per item; NULL until this
 					 * CPU has an event between its snapshots */
 };
@@ -73,12 +89,20 @@ struct replay {
 	u64 records, unknown_items;
 	int bad_cpu_events;
 	bool bins_lost;			/* out of memory for some CPU's histogram (SVG only) */
+	/* Per-event continuity: only when the events carry the counter's value. */
+	bool have_counter;
+	u64 events_checked;		/* events and folds whose counter field was checked */
+	u64 nbreaks;			/* all breaks; the first MAX_LISTED_BREAKS are listed */
+	struct cont_break *brk;
+	size_t nlisted;
+	bool brk_list_lost;		/* out of memory for the list (the counts stay exact) */
 };
 
 int replay_init(struct replay *r, int ncpus, int nitems);
 void replay_free(struct replay *r);
-void replay_count(struct replay *r, int cpu, int item, long long delta, u64 ts);
-void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, u64 ts);
+/* counter: the event's counter field (the value after the update), or NULL without one. */
+void replay_count(struct replay *r, int cpu, int item, long long delta, const u64 *counter, u64 ts);
+void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, const u64 *counter, u64 ts);
 /* Returns -1 when the array does not have nitems entries. */
 int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *values, size_t n, u64 ts);
 void replay_marker(struct replay *r, int which, u64 ts);

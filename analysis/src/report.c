@@ -124,6 +124,10 @@ void report_text(const struct audit *a, FILE *out)
 		fprintf(out, "inconsistent: %s\n", a->inconsistent.s[k]);
 	if (a->inconsistent.n > 40)
 		fprintf(out, "inconsistent: ... and %zu more (see --json)\n", a->inconsistent.n - 40);
+	for (size_t k = 0; k < a->lost.n && k < 40; k++)
+		fprintf(out, "lost: %s\n", a->lost.s[k]);
+	if (a->lost.n > 40)
+		fprintf(out, "lost: ... and %zu more (see --json)\n", a->lost.n - 40);
 	for (size_t k = 0; k < a->inconclusive.n; k++)
 		fprintf(out, "inconclusive: %s\n", a->inconclusive.s[k]);
 	for (size_t k = 0; k < a->notes.n; k++)
@@ -175,6 +179,22 @@ void report_json(const struct audit *a, FILE *out)
 	fprintf(out, "  \"shortfall\": %llu,\n  \"excess\": %llu,\n", a->shortfall, a->excess);
 	json_strlist(out, "inconsistent", &a->inconsistent);
 	json_strlist(out, "inconclusive", &a->inconclusive);
+	json_strlist(out, "lost", &a->lost);
+	fprintf(out, "  \"continuity\": {\"available\": %s, \"events_checked\": %llu, \"breaks\": %llu, "
+		"\"pairs_with_breaks\": %d, \"list_complete\": %s, \"listed\": [",
+		r->have_counter ? "true" : "false", r->events_checked, r->nbreaks, a->pairs_with_breaks,
+		r->nlisted == r->nbreaks ? "true" : "false");
+	for (size_t k = 0; k < r->nlisted; k++) {
+		const struct cont_break *b = &r->brk[k];
+		char bm[24];
+
+		fprintf(out, "%s\n    {\"cpu\": %d, \"item\": ", k ? "," : "", b->cpu);
+		json_string(out, name_of(a, b->item));
+		fprintf(out, ", \"from_ns\": %llu, \"to_ns\": %llu, \"moved\": %s, \"ring_buffer_loss\": %s}",
+			b->from, b->to, fmt_move(bm, b->moved, false),
+			cpu_lost_events(a, b->cpu) ? "true" : "false");
+	}
+	fputs(r->nlisted ? "\n  ]},\n" : "]},\n", out);
 	fputs("  \"per_cpu\": [", out);
 	for (int c = 0; c < r->ncpus; c++) {
 		const struct cpu_replay *s = &r->cpu[c];

@@ -470,6 +470,11 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	}
 	if (print)
 		t->f_buf = need_field(print, "buf", &ok);
+	/* Optional: per-event continuity is checked only when both events carry it. */
+	t->f_counter = tep_find_field(count, "counter");
+	t->f_fcounter = fold ? tep_find_field(fold, "counter") : NULL;
+	if (fold && !t->f_fcounter)
+		t->f_counter = NULL;
 	if (!ok)
 		return set_err(err, errlen, "%s: a vmstat event lacks a field this tool reads "
 			    "(item, delta, cpu, value, tag, events, buf)", path);
@@ -637,20 +642,24 @@ static int on_record_ours(struct replay_ctx *c, struct trace_input *t, struct te
 	lib_leave();
 	replay_seen(c->r, cpu, rec->ts);
 	if (type == t->id_count) {
-		unsigned long long item, delta;
+		unsigned long long item, delta, counter;
 
-		if (read_num(c, t->f_item, rec, &item) || read_num(c, t->f_delta, rec, &delta))
+		if (read_num(c, t->f_item, rec, &item) || read_num(c, t->f_delta, rec, &delta) ||
+		    (t->f_counter && read_num(c, t->f_counter, rec, &counter)))
 			return bad_record(c, rec, "vm_event_count");
 		if (t->f_delta->size == 4)
 			delta = (unsigned long long)(long long)(int)delta;
-		replay_count(c->r, cpu, (int)item, (long long)delta, rec->ts);
+		replay_count(c->r, cpu, (int)item, (long long)delta, t->f_counter ? &counter : NULL,
+			     rec->ts);
 	} else if (type == t->id_fold) {
-		unsigned long long dead, item, value;
+		unsigned long long dead, item, value, counter;
 
 		if (read_num(c, t->f_fcpu, rec, &dead) || read_num(c, t->f_fitem, rec, &item) ||
-		    read_num(c, t->f_fvalue, rec, &value))
+		    read_num(c, t->f_fvalue, rec, &value) ||
+		    (t->f_counter && read_num(c, t->f_fcounter, rec, &counter)))
 			return bad_record(c, rec, "vm_event_fold");
-		replay_fold(c->r, cpu, (int)dead, (int)item, value, rec->ts);
+		replay_fold(c->r, cpu, (int)dead, (int)item, value, t->f_counter ? &counter : NULL,
+			    rec->ts);
 	} else if (type == t->id_snap) {
 		unsigned long long tag;
 		const char *p;
@@ -704,6 +713,7 @@ int trace_replay(struct trace_input *t, struct replay *r, bool progress, char *e
 	if (!c.values)
 		return set_err(err, errlen, "out of memory");
 	c.last_progress = c.started;
+	r->have_counter = t->f_counter != NULL;
 	c.native = tep_is_file_bigendian(t->tep) == tep_is_local_bigendian(t->tep);
 	tracecmd_follow_missed_events(t->handle, on_missed, &c);
 	lib_enter("tracecmd_iterate_events");

@@ -31,6 +31,8 @@ struct trace_input {
 	int id_count, id_fold, id_snap, id_print;
 	struct tep_format_field *f_item, *f_delta, *f_fcpu, *f_fitem, *f_fvalue, *f_tag, *f_events,
 		*f_buf;
+	/* The counter's value after the update or fold: NULL on kernels before the field. */
+	struct tep_format_field *f_counter, *f_fcounter;
 };
 
 /*
