@@ -362,6 +362,11 @@ void audit_evaluate(struct audit *a)
 
 			if (s->breaks[i])
 				a->pairs_with_breaks++;
+			if (s->credit[i] && cpu_has_window(a, c))
+				strlist_add(&a->inconsistent,
+					    "cpu%d %s: vm_event_untraced reported %llu counts moved while the "
+					    "CPU was not online, but its counter does not show them",
+					    c, item_name(a, i), s->credit[i]);
 			if (!s->under[i] && !s->over[i])
 				continue;
 			a->shortfall = sat_add(a->shortfall, s->under[i]);
@@ -405,6 +410,16 @@ void audit_evaluate(struct audit *a)
 			}
 		}
 	}
+	if (r->untraced_reports) {
+		u64 acc = 0;
+
+		for (int c = 0; c < r->ncpus; c++)
+			for (int i = 0; i < a->t.nitems; i++)
+				acc = sat_add(acc, r->cpu[c].accounted[i]);
+		strlist_add(&a->notes, "%llu counts moved on CPUs outside cpu_online_mask (no event "
+			    "possible there); %llu vm_event_untraced reports accounted for them exactly",
+			    acc, r->untraced_reports);
+	}
 	if (!r->have_counter)
 		strlist_add(&a->notes, "per-event continuity not available: the trace's vm_event_count "
 			    "has no counter field (a kernel before it); only each CPU's whole window "
@@ -414,7 +429,7 @@ void audit_evaluate(struct audit *a)
 			    "counts lost with the ring buffer's events are located above (lost:), and "
 			    "every other (CPU, item) pair replayed exactly, event by event",
 			    r->events_checked);
-	else if (!r->nbreaks)
+	else if (!r->nbreaks || !(a->shortfall || a->excess))
 		strlist_add(&a->notes, "per-event continuity: %llu events and folds checked, each "
 			    "counter value equal to the previous one plus its delta", r->events_checked);
 	check_vmstat_copy(a, 0);

@@ -30,9 +30,11 @@ int replay_init(struct replay *r, int ncpus, int nitems)
 		s->breaks = calloc(n, sizeof(u64));
 		s->brk_from = calloc(n, sizeof(u64));
 		s->brk_to = calloc(n, sizeof(u64));
+		s->accounted = calloc(n, sizeof(u64));
+		s->credit = calloc(n, sizeof(u64));
 		if (!s->snap1 || !s->snap2 || !s->cur || !s->traced || !s->fold_net ||
 		    !s->under || !s->over || !s->div_ts || !s->div_site || !s->last_ts ||
-		    !s->breaks || !s->brk_from || !s->brk_to)
+		    !s->breaks || !s->brk_from || !s->brk_to || !s->accounted || !s->credit)
 			return -1;
 	}
 	for (int m = 0; m < 4; m++) {
@@ -62,6 +64,8 @@ void replay_free(struct replay *r)
 			free(s->breaks);
 			free(s->brk_from);
 			free(s->brk_to);
+			free(s->accounted);
+			free(s->credit);
 			free(s->bins);
 		}
 	}
@@ -152,7 +156,18 @@ static void cont_break(struct replay *r, int cpu, int item, u64 replayed, u64 co
 {
 	struct cpu_replay *s = &r->cpu[cpu];
 	struct cont_break *b;
+	u64 moved = counter - replayed;
 
+	/* Counts an earlier vm_event_untraced reported for this CPU and item explain it. */
+	if (!mod_negative(moved) && s->credit[item]) {
+		u64 use = moved < s->credit[item] ? moved : s->credit[item];
+
+		s->credit[item] -= use;
+		s->accounted[item] += use;
+		replayed += use;
+		if (replayed == counter)
+			return;
+	}
 	if (!s->breaks[item]++) {
 		s->brk_from[item] = s->last_ts[item];
 		s->brk_to[item] = ts;
@@ -174,6 +189,49 @@ static void cont_break(struct replay *r, int cpu, int item, u64 replayed, u64 co
 	b->from = s->last_ts[item];
 	b->to = ts;
 	b->moved = counter - replayed;
+}
+
+/*
+ * Counts that moved on CPU while it was not in cpu_online_mask, reported exactly after the
+ * fact (in the next snapshot on that CPU, or before its fold). They explain the positive
+ * breaks already found for this CPU and item, latest first; what remains is credit for the
+ * break still to come (the snapshot or fold right after this report).
+ */
+void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 ts)
+{
+	struct cpu_replay *s;
+	u64 d = (u64)delta, use;
+
+	(void)ts;
+	if (!valid(r, cpu, item)) {
+		r->unknown_items++;
+		return;
+	}
+	s = &r->cpu[cpu];
+	if (s->phase != BETWEEN_SNAPS)
+		return;		/* before tag 1 the snapshot holds it; after tag 2 nothing is checked */
+	r->untraced_reports++;
+	if (mod_negative(d)) {
+		s->credit[item] += d;	/* never produced by the kernel: left for the checks */
+		return;
+	}
+	use = s->over[item] < d ? s->over[item] : d;
+	s->over[item] -= use;
+	s->accounted[item] += use;
+	s->credit[item] += d - use;
+	/* The listed breaks it explains, latest first. */
+	for (size_t k = r->nlisted; use && k-- > 0;) {
+		struct cont_break *b = &r->brk[k];
+		u64 open;
+
+		if (b->cpu != cpu || b->item != item || mod_negative(b->moved))
+			continue;
+		open = b->moved - b->accounted;
+		if (open > use)
+			open = use;
+		b->accounted += open;
+		use -= open;
+	}
 }
 
 /* Checks an event's counter field against the replay, then moves the replay to it. */

@@ -44,6 +44,7 @@ enum divergence_site { DIV_NONE, DIV_FOLD, DIV_SNAP2, DIV_BREAK };
 struct cont_break {
 	int cpu, item;
 	u64 from, to, moved;
+	u64 accounted;			/* part of the move a later vm_event_untraced explained */
 };
 
 #define MAX_LISTED_BREAKS 4096
@@ -66,6 +67,12 @@ struct cpu_replay {
 	u64 *last_ts;			/* the last point each item's counter was known at */
 	u64 *breaks;			/* continuity breaks per item in the window */
 	u64 *brk_from, *brk_to;		/* the first one's window */
+	/*
+	 * vm_event_untraced: counts that moved while this CPU was not online, reported
+	 * exactly. accounted: the part that explained a break; credit: reported but not yet
+	 * seen as a break (it is consumed by the next one).
+	 */
+	u64 *accounted, *credit;
 	unsigned int *bins;		/* activity histogram: MAX_BINS per item; NULL until this
 					 * CPU has an event between its snapshots */
 };
@@ -93,6 +100,7 @@ struct replay {
 	bool have_counter;
 	u64 events_checked;		/* events and folds whose counter field was checked */
 	u64 nbreaks;			/* all breaks; the first MAX_LISTED_BREAKS are listed */
+	u64 untraced_reports;		/* vm_event_untraced events between the snapshots */
 	struct cont_break *brk;
 	size_t nlisted;
 	bool brk_list_lost;		/* out of memory for the list (the counts stay exact) */
@@ -103,6 +111,8 @@ void replay_free(struct replay *r);
 /* counter: the event's counter field (the value after the update), or NULL without one. */
 void replay_count(struct replay *r, int cpu, int item, long long delta, const u64 *counter, u64 ts);
 void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, const u64 *counter, u64 ts);
+/* vm_event_untraced: DELTA counts of ITEM moved on CPU while it was not online. */
+void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 ts);
 /* Returns -1 when the array does not have nitems entries. */
 int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *values, size_t n, u64 ts);
 void replay_marker(struct replay *r, int which, u64 ts);

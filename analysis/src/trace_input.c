@@ -412,7 +412,7 @@ static int probe_open(const char *path, char *err, size_t errlen)
 
 int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen)
 {
-	struct tep_event *count, *fold, *snap, *print;
+	struct tep_event *count, *fold, *snap, *print, *untraced;
 	struct layout_info li = { 0 };
 	bool ok = true;
 
@@ -450,6 +450,7 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 
 	count = tep_find_event_by_name(t->tep, "vmstat", "vm_event_count");
 	fold = tep_find_event_by_name(t->tep, "vmstat", "vm_event_fold");
+	untraced = tep_find_event_by_name(t->tep, "vmstat", "vm_event_untraced");
 	snap = tep_find_event_by_name(t->tep, "vmstat", "vm_event_snapshot");
 	print = tep_find_event_by_name(t->tep, "ftrace", "print");
 	if (!count || !snap)
@@ -459,6 +460,12 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	t->id_snap = snap->id;
 	t->id_fold = fold ? fold->id : -1;
 	t->id_print = print ? print->id : -1;
+	t->id_untraced = untraced ? untraced->id : -1;
+	if (untraced) {
+		t->f_ucpu = need_field(untraced, "cpu", &ok);
+		t->f_uitem = need_field(untraced, "item", &ok);
+		t->f_udelta = need_field(untraced, "delta", &ok);
+	}
 	t->f_item = need_field(count, "item", &ok);
 	t->f_delta = need_field(count, "delta", &ok);
 	t->f_tag = need_field(snap, "tag", &ok);
@@ -660,6 +667,15 @@ static int on_record_ours(struct replay_ctx *c, struct trace_input *t, struct te
 			return bad_record(c, rec, "vm_event_fold");
 		replay_fold(c->r, cpu, (int)dead, (int)item, value, t->f_counter ? &counter : NULL,
 			    rec->ts);
+	} else if (type == t->id_untraced) {
+		unsigned long long ucpu, item, delta;
+
+		if (read_num(c, t->f_ucpu, rec, &ucpu) || read_num(c, t->f_uitem, rec, &item) ||
+		    read_num(c, t->f_udelta, rec, &delta))
+			return bad_record(c, rec, "vm_event_untraced");
+		if (t->f_udelta->size == 4)
+			delta = (unsigned long long)(long long)(int)delta;
+		replay_untraced(c->r, (int)ucpu, (int)item, (long long)delta, rec->ts);
 	} else if (type == t->id_snap) {
 		unsigned long long tag;
 		const char *p;

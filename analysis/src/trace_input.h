@@ -28,11 +28,13 @@ struct trace_input {
 	bool have_cpustats;
 	int long_size;
 	/* event ids and fields, looked up by name */
-	int id_count, id_fold, id_snap, id_print;
+	int id_count, id_fold, id_snap, id_print, id_untraced;
 	struct tep_format_field *f_item, *f_delta, *f_fcpu, *f_fitem, *f_fvalue, *f_tag, *f_events,
 		*f_buf;
 	/* The counter's value after the update or fold: NULL on kernels before the field. */
 	struct tep_format_field *f_counter, *f_fcounter;
+	/* vm_event_untraced (cpu, item, delta), on kernels that have it. */
+	struct tep_format_field *f_ucpu, *f_uitem, *f_udelta;
 };
 
 /*

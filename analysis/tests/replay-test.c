@@ -200,5 +200,46 @@ int main(void)
 		      "breaks %llu, listed %zu, over %llu", r.nbreaks, r.nlisted, r.cpu[0].over[1]);
 		replay_free(&r);
 	}
+	/* 9. vm_event_untraced: counts moved while the CPU was not online, reported after. */
+	{
+		u64 s1[NITEMS] = { 10, 0, 0 }, s2[NITEMS] = { 15, 0, 0 };
+
+		/* Bring-up: +3 untraced, then an event (a break), then the report at tag 2. */
+		start(&r, s1, true);
+		count(&r, 0, 0, 2, 15, 300);	/* replay says 12: 3 moved untraced */
+		replay_untraced(&r, 0, 0, 3, 999);
+		finish(&r, s2, NULL);
+		CHECK("untraced counts reported after their break: explained, nothing diverges",
+		      !r.cpu[0].over[0] && !r.cpu[0].under[0] && r.cpu[0].accounted[0] == 3 &&
+		      !r.cpu[0].credit[0] && r.nlisted == 1 && r.brk[0].accounted == 3,
+		      "over %llu under %llu accounted %llu credit %llu", r.cpu[0].over[0],
+		      r.cpu[0].under[0], r.cpu[0].accounted[0], r.cpu[0].credit[0]);
+		replay_free(&r);
+
+		/* Teardown: reported before the fold that hands the counts over. */
+		u64 z[NITEMS] = { 0, 0, 0 }, fold_counter = 10 + 7;
+
+		start(&r, s1, true);
+		count(&r, 1, 0, 4, 4, 200);
+		replay_untraced(&r, 1, 0, 3, 250);
+		replay_fold(&r, 0, 1, 0, 7, &fold_counter, 300);
+		s2[0] = 17;
+		finish(&r, s2, z);
+		CHECK("untraced counts reported before the fold: credit consumed, no break",
+		      r.nbreaks == 0 && !r.cpu[1].over[0] && r.cpu[1].accounted[0] == 3 &&
+		      !r.cpu[1].credit[0], "breaks %llu over %llu accounted %llu credit %llu",
+		      r.nbreaks, r.cpu[1].over[0], r.cpu[1].accounted[0], r.cpu[1].credit[0]);
+		replay_free(&r);
+
+		/* A report that no counter movement matches stays as credit. */
+		s2[0] = 10;
+		start(&r, s1, true);
+		replay_untraced(&r, 0, 0, 2, 500);
+		finish(&r, s2, NULL);
+		CHECK("an untraced report the counter does not show: left as credit",
+		      r.cpu[0].credit[0] == 2 && !r.cpu[0].accounted[0], "credit %llu accounted %llu",
+		      r.cpu[0].credit[0], r.cpu[0].accounted[0]);
+		replay_free(&r);
+	}
 	return failures ? 1 : 0;
 }
