@@ -29,7 +29,7 @@ BUFFER_PERCENT=${BUFFER_PERCENT:-1}
 # 4 KiB 9p writes move 8 MB/s in this guest, the stress produces 6 MB/s of events.
 # 0: trace-cmd as shipped (the readers then fall behind when the host is busy).
 PRELOAD=${PRELOAD:-1}
-EVENTS=${EVENTS:-vmstat:vm_event_count vmstat:vm_event_fold vmstat:vm_event_snapshot}
+EVENTS=${EVENTS:-vmstat:vm_event_count vmstat:vm_event_fold vmstat:vm_event_untraced vmstat:vm_event_snapshot}
 WATCH_MS=${WATCH_MS:-20}            # ring buffer fill sampling interval (ringwatch)
 SETTLE=${SETTLE:-1}                 # seconds between enabling the events and snapshot 1
 HOTPLUG=${HOTPLUG:-0}               # 1: take CPUs offline and online again during the stress
