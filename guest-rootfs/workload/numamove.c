@@ -6,9 +6,10 @@
  * 1. A region of transparent huge pages is faulted in on node FROM and
  *    moved to node TO with mbind(MPOL_MF_MOVE): thp_migration_success.
  * 2. Node TO is filled with mlocked 4 KiB pages until its free pages fall
- *    below the zone's low watermark (read from /proc/zoneinfo) but stay above
- *    min, so no allocation enters direct reclaim or the OOM killer. Each
- *    allocation made there below low runs node_reclaim() when
+ *    below the zone's low watermark (read from /proc/zoneinfo), about two
+ *    thirds of the way from min to low: the filler's own allocations never
+ *    need direct reclaim or the OOM killer. Each allocation made there below
+ *    low runs node_reclaim() when
  *    vm.zone_reclaim_mode is set. node_reclaim() only scans a node that holds
  *    unmapped page cache or reclaimable slab, so empty files are first made
  *    in a directory of the (RAM-backed) root filesystem from node TO's CPU:
@@ -16,9 +17,13 @@
  *    system, and nothing else there can be reclaimed without unmapping (the
  *    guest has no swap): zone_reclaim_failed. Pages are then allocated and
  *    freed there in a loop, each allocation below low another node_reclaim().
- * 3. A second THP region is moved from FROM to the full node TO: the huge
- *    page cannot be allocated there (-ENOMEM), migrate_pages() splits it and
- *    counts it failed: thp_migration_split, thp_migration_fail.
+ * 3. A second THP region is moved from FROM to the full node TO. The first
+ *    huge page may still be allocated there at the min watermark; the next
+ *    cannot be (-ENOMEM): migrate_pages() splits it and counts it failed
+ *    (thp_migration_split, thp_migration_fail), its 4 KiB pages then fail
+ *    in direct reclaim (a "page allocation failure" report on the console,
+ *    __GFP_RETRY_MAYFAIL: no OOM kill) and migrate_pages() stops there. So
+ *    each run makes one fail and one split; the rest stays on FROM.
  *
  * Raw system calls: the guest has no libnuma. The process runs on a CPU of
  * node TO, since node_reclaim() only scans a node with CPUs from one of them.
@@ -201,7 +206,8 @@ static void usage(FILE *out)
 		"Usage: numamove [--from NODE] [--to NODE] [--mb N]\n"
 		"Moves N MiB (default 32) of THP memory from node FROM (0) to node TO (1), fills\n"
 		"TO below its low watermark with mlocked pages, and moves N MiB more there.\n"
-		"Needs a guest with two NUMA nodes; set vm.zone_reclaim_mode=1 for node reclaim.\n");
+		"Needs a guest with two NUMA nodes. For node reclaim set vm.zone_reclaim_mode=1,\n"
+		"vm.min_unmapped_ratio=0 and vm.min_slab_ratio=0.\n");
 }
 
 int main(int argc, char **argv)
@@ -223,7 +229,17 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'f': from = atoi(optarg); break;
 		case 't': to = atoi(optarg); break;
-		case 'm': len = strtoul(optarg, NULL, 10) * MB; break;
+		case 'm': {
+			char *end;
+			unsigned long mb = strtoul(optarg, &end, 10);
+
+			if (*end || optarg[0] == '-' || mb == 0 || mb > 4096) {
+				fprintf(stderr, "numamove: --mb wants 1 to 4096, not '%s'\n", optarg);
+				return 2;
+			}
+			len = mb * MB;
+			break;
+		}
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -249,8 +265,8 @@ int main(int argc, char **argv)
 	       PINNED_DENTRIES, cpu, to, node_meminfo(to, "SReclaimable"), node_meminfo(to, "FilePages"));
 
 	a = thp_region(len, from);
-	if (mbind_node(a, len, to, MPOL_MF_MOVE))
-		die("mbind(MPOL_MF_MOVE) to an empty node");
+	if (mbind_node(a, len, to, MPOL_MF_MOVE | MPOL_MF_STRICT))
+		printf("numamove: the first move was partial (%s)\n", strerror(errno));
 	printf("numamove: moved %lu MiB to node %d: thp_migration_success %lu\n",
 	       len / MB, to, vmstat("thp_migration_success"));
 
