@@ -33,6 +33,12 @@ static void usage(FILE *out)
 		"  --json            print the JSON report (schema: analysis/README.md) instead of the table\n"
 		"  --json-out FILE   also write the JSON report to FILE\n"
 		"  --svg FILE        write a chart of events per second per CPU for the busiest items\n"
+		"  --reader percpu|merged|auto\n"
+		"                    percpu: read each CPU's pages straight from the file, a thread per\n"
+		"                    CPU (version 7 files with uncompressed data); merged: libtracecmd's\n"
+		"                    iteration merged by timestamp (any file it reads); auto (default):\n"
+		"                    percpu when the file allows it. Both give the same report.\n"
+		"  --threads N       threads for the percpu reader (default: one per online core)\n"
 		"  --progress        progress on stderr (default: when stderr is a terminal)\n"
 		"  --no-progress     no progress output\n"
 		"  -h, --help        this text\n"
@@ -161,6 +167,8 @@ static int run(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "json-out", required_argument, NULL, 'J' },
 		{ "svg", required_argument, NULL, 's' },
+		{ "reader", required_argument, NULL, 'r' },
+		{ "threads", required_argument, NULL, 'T' },
 		{ "progress", no_argument, NULL, 'p' },
 		{ "no-progress", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -168,7 +176,9 @@ static int run(int argc, char **argv)
 	};
 	char *paths[5] = { NULL };	/* trace, vmstat 1, vmstat 2, snapshot 1, snapshot 2 */
 	const char *svg = NULL, *json_out = NULL;
-	int json = 0, progress = isatty(STDERR_FILENO), c, rc = 0;
+	int json = 0, progress = isatty(STDERR_FILENO), c, rc = 0, threads = 0;
+	enum trace_reader reader = READER_AUTO;
+	char *end;
 	char err[512];
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -181,6 +191,22 @@ static int run(int argc, char **argv)
 		case 'j': json = 1; break;
 		case 'J': json_out = optarg; break;
 		case 's': svg = optarg; break;
+		case 'r':
+			if (!strcmp(optarg, "percpu"))
+				reader = READER_PERCPU;
+			else if (!strcmp(optarg, "merged"))
+				reader = READER_MERGED;
+			else if (!strcmp(optarg, "auto"))
+				reader = READER_AUTO;
+			else
+				return bad_input("--reader %s: give percpu, merged or auto%s", optarg, "");
+			break;
+		case 'T':
+			errno = 0;
+			threads = (int)strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || threads < 1 || threads > 1024)
+				return bad_input("--threads %s: give a number from 1 to 1024%s", optarg, "");
+			break;
 		case 'p': progress = 1; break;
 		case 'P': progress = 0; break;
 		case 'h': usage(stdout); return 0;
@@ -263,7 +289,7 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "vmstat-audit: out of memory for %d CPUs x %d items\n", a.t.ncpus, a.t.nitems);
 		return BAD_INPUT;
 	}
-	if (trace_replay(&a.t, &a.r, progress, err, sizeof(err))) {
+	if (trace_replay(&a.t, &a.r, reader, threads, progress, err, sizeof(err))) {
 		fprintf(stderr, "vmstat-audit: %s\n", err);
 		return BAD_INPUT;
 	}

@@ -9,7 +9,7 @@ int replay_init(struct replay *r, int ncpus, int nitems)
 	memset(r, 0, sizeof(*r));
 	r->ncpus = ncpus;
 	r->nitems = nitems;
-	r->bin_ns = 50ULL * 1000 * 1000;	/* widened as the trace grows */
+	r->bin_ns = BIN_NS;
 	r->cpu = calloc((size_t)ncpus, sizeof(*r->cpu));
 	if (!r->cpu)
 		return -1;
@@ -91,41 +91,81 @@ void replay_seen(struct replay *r, int cpu, u64 ts)
 		r->first_ts = ts;
 }
 
-/* Histogram of activity; halves the resolution when the trace outgrows MAX_BINS. */
+static void halve_bins(struct cpu_replay *s, int nitems)
+{
+	for (int i = 0; i < nitems; i++) {
+		unsigned int *h = s->bins + (size_t)i * MAX_BINS;
+
+		for (int k = 0; k < MAX_BINS / 2; k++) {
+			u64 sum = (u64)h[2 * k] + h[2 * k + 1];
+
+			h[k] = sum > 0xffffffffu ? 0xffffffffu : (unsigned int)sum;
+		}
+		memset(h + MAX_BINS / 2, 0, MAX_BINS / 2 * sizeof(*h));
+	}
+	s->bin_ns *= 2;
+	s->nbins = (s->nbins + 1) / 2;
+	s->bin_lo = s->bin_hi = 0;
+}
+
+/*
+ * Histogram of activity for the SVG, only for the first SVG_CPUS CPUs (the ones it draws), so
+ * that memory does not grow with the CPU count. Each CPU halves its own resolution when the
+ * trace outgrows MAX_BINS; replay_finish_bins() brings them to one resolution. Halving is
+ * exact (bin k at 2w is bins 2k and 2k+1 at w), so the result does not depend on the order
+ * the CPUs were read in.
+ */
 static void bin_add(struct replay *r, int cpu, int item, u64 ts, u64 n)
 {
+	struct cpu_replay *s = &r->cpu[cpu];
 	u64 b;
 
-	if (ts < r->first_ts)
+	if (cpu >= SVG_CPUS || ts < r->first_ts)
 		return;
-	b = (ts - r->first_ts) / r->bin_ns;
-	/* 94 KB per CPU at 92 items: only for CPUs that have events to draw. */
-	if (!r->cpu[cpu].bins) {
-		r->cpu[cpu].bins = calloc((size_t)r->nitems * MAX_BINS, sizeof(unsigned int));
-		if (!r->cpu[cpu].bins) {
+	if (!s->bins) {
+		s->bins = calloc((size_t)r->nitems * MAX_BINS, sizeof(unsigned int));
+		if (!s->bins) {
 			r->bins_lost = true;
 			return;
 		}
+		s->bin_ns = BIN_NS;
 	}
-	while (b >= MAX_BINS) {
-		for (int c = 0; c < r->ncpus; c++) {
-			if (!r->cpu[c].bins)
-				continue;
-			for (int i = 0; i < r->nitems; i++) {
-				unsigned int *h = r->cpu[c].bins + (size_t)i * MAX_BINS;
-
-				for (int k = 0; k < MAX_BINS / 2; k++)
-					h[k] = h[2 * k] + h[2 * k + 1];
-				memset(h + MAX_BINS / 2, 0, MAX_BINS / 2 * sizeof(*h));
-			}
+	/* Consecutive events mostly fall in one bin: divide only when ts leaves it. */
+	if (ts >= s->bin_lo && ts < s->bin_hi) {
+		b = s->bin_cur;
+	} else {
+		b = (ts - r->first_ts) / s->bin_ns;
+		while (b >= MAX_BINS) {
+			halve_bins(s, r->nitems);
+			b = (ts - r->first_ts) / s->bin_ns;
 		}
-		r->bin_ns *= 2;
-		r->nbins = (r->nbins + 1) / 2;
-		b = (ts - r->first_ts) / r->bin_ns;
+		if ((int)b + 1 > s->nbins)
+			s->nbins = (int)b + 1;
+		s->bin_cur = (unsigned int)b;
+		s->bin_lo = r->first_ts + b * s->bin_ns;
+		if (__builtin_add_overflow(s->bin_lo, s->bin_ns, &s->bin_hi))
+			s->bin_hi = ~0ULL;
 	}
-	if ((int)b + 1 > r->nbins)
-		r->nbins = (int)b + 1;
-	r->cpu[cpu].bins[(size_t)item * MAX_BINS + b] += (unsigned int)(n > 0xffffffffu ? 0xffffffffu : n);
+	s->bins[(size_t)item * MAX_BINS + b] += (unsigned int)(n > 0xffffffffu ? 0xffffffffu : n);
+}
+
+void replay_finish_bins(struct replay *r)
+{
+	r->bin_ns = BIN_NS;
+	r->nbins = 0;
+	for (int c = 0; c < r->ncpus && c < SVG_CPUS; c++)
+		if (r->cpu[c].bins && r->cpu[c].bin_ns > r->bin_ns)
+			r->bin_ns = r->cpu[c].bin_ns;
+	for (int c = 0; c < r->ncpus && c < SVG_CPUS; c++) {
+		struct cpu_replay *s = &r->cpu[c];
+
+		if (!s->bins)
+			continue;
+		while (s->bin_ns < r->bin_ns)
+			halve_bins(s, r->nitems);
+		if (s->nbins > r->nbins)
+			r->nbins = s->nbins;
+	}
 }
 
 /* The replay says REPLAYED where the counter says COUNTER (modulo 2^64). */
@@ -274,24 +314,35 @@ void replay_count(struct replay *r, int cpu, int item, long long delta, const u6
 /*
  * Recorded on the receiving CPU once the dead CPU is gone: its counts move
  * here. The dead CPU's replay must hold exactly the folded value, and is
- * zero afterwards, as the kernel's counter is.
+ * zero afterwards, as the kernel's counter is. The two halves touch one CPU
+ * each, so that a per-CPU reader can apply each on its own CPU's thread.
  */
 void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, const u64 *counter, u64 ts)
 {
-	struct cpu_replay *to, *from;
-
 	if (!valid(r, cpu, item) || dead < 0 || dead >= r->ncpus) {
 		r->unknown_items++;
 		return;
 	}
-	to = &r->cpu[cpu];
-	from = &r->cpu[dead];
+	replay_fold_in(r, cpu, item, value, counter, ts);
+	replay_fold_out(r, dead, item, value, ts);
+}
+
+void replay_fold_in(struct replay *r, int cpu, int item, u64 value, const u64 *counter, u64 ts)
+{
+	struct cpu_replay *to = &r->cpu[cpu];
+
 	to->folds_in++;
-	from->folds_out++;
 	if (to->phase != BEFORE_SNAP1)
 		cont_check(r, cpu, item, to->cur[item] + value, counter, ts);
 	if (to->phase == BETWEEN_SNAPS)
 		to->fold_net[item] += value;
+}
+
+void replay_fold_out(struct replay *r, int dead, int item, u64 value, u64 ts)
+{
+	struct cpu_replay *from = &r->cpu[dead];
+
+	from->folds_out++;
 	if (from->phase != BEFORE_SNAP1) {
 		/* With counter fields, a fold that finds other than the replay is a located break. */
 		if (r->have_counter && from->phase == BETWEEN_SNAPS && from->cur[item] != value)
@@ -388,4 +439,23 @@ void replay_missed(struct replay *r, int cpu, long long missed)
 		r->cpu[cpu].lost_unknown = true;
 	else
 		r->cpu[cpu].missed += missed;
+}
+
+static int break_order(const void *a, const void *b)
+{
+	const struct cont_break *x = a, *y = b;
+
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->item != y->item)
+		return x->item < y->item ? -1 : 1;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+void replay_sort_breaks(struct replay *r)
+{
+	if (r->brk && r->nlisted > 1)
+		qsort(r->brk, r->nlisted, sizeof(*r->brk), break_order);
 }

@@ -74,7 +74,12 @@ struct cpu_replay {
 	 */
 	u64 *accounted, *credit;
 	unsigned int *bins;		/* activity histogram: MAX_BINS per item; NULL until this
-					 * CPU has an event between its snapshots */
+					 * CPU has an event between its snapshots, and for CPUs
+					 * from SVG_CPUS on */
+	u64 bin_ns;			/* this CPU's bin width until replay_finish_bins() */
+	int nbins;
+	u64 bin_lo, bin_hi;		/* the time range of the bin last added to */
+	unsigned int bin_cur;
 };
 
 struct marker_totals {
@@ -85,16 +90,18 @@ struct marker_totals {
 };
 
 #define MAX_BINS 256
+#define SVG_CPUS 8			/* CPUs the SVG draws, and that keep a histogram */
+#define BIN_NS (50ULL * 1000 * 1000)	/* the narrowest bin, widened as the trace grows */
 
 struct replay {
 	int ncpus, nitems;
 	struct cpu_replay *cpu;
 	/* markers: [0] vmstat-1 begin, [1] vmstat-1 end, [2] vmstat-2 begin, [3] vmstat-2 end */
 	struct marker_totals marker[4];
-	u64 first_ts, bin_ns;
+	u64 first_ts;
+	u64 bin_ns;			/* the histograms' bin width, set by replay_finish_bins() */
 	int nbins;
 	u64 records, unknown_items;
-	int bad_cpu_events;
 	bool bins_lost;			/* out of memory for some CPU's histogram (SVG only) */
 	/* Per-event continuity: only when the events carry the counter's value. */
 	bool have_counter;
@@ -111,6 +118,9 @@ void replay_free(struct replay *r);
 /* counter: the event's counter field (the value after the update), or NULL without one. */
 void replay_count(struct replay *r, int cpu, int item, long long delta, const u64 *counter, u64 ts);
 void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, const u64 *counter, u64 ts);
+/* replay_fold()'s two halves: the receiving CPU's, and the dead CPU's (valid CPU and item). */
+void replay_fold_in(struct replay *r, int cpu, int item, u64 value, const u64 *counter, u64 ts);
+void replay_fold_out(struct replay *r, int dead, int item, u64 value, u64 ts);
 /* vm_event_untraced: DELTA counts of ITEM moved on CPU while it was not online. */
 void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 ts);
 /* Returns -1 when the array does not have nitems entries. */
@@ -118,5 +128,9 @@ int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *valu
 void replay_marker(struct replay *r, int which, u64 ts);
 void replay_missed(struct replay *r, int cpu, long long missed);
 void replay_seen(struct replay *r, int cpu, u64 ts);
+/* After the last record: one bin width for every CPU's histogram (r->bin_ns, r->nbins). */
+void replay_finish_bins(struct replay *r);
+/* After the last record: the listed breaks in time order (CPU, item for ties). */
+void replay_sort_breaks(struct replay *r);
 
 #endif

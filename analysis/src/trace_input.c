@@ -26,12 +26,20 @@ struct layout_info {
 	char *clock;		/* TRACECLOCK's [selected] clock, or the top BUFFER's clock */
 	char *cpustats;		/* the CPUSTAT options' text, concatenated */
 	size_t cpustats_len;
+	/* The top instance's data, for reading each CPU's pages directly (trace_percpu.c). */
+	bool have_top;
+	u64 fly_off;		/* its BUFFER FLYRECORD section */
+	unsigned int page_size;
+	int nsections;
+	struct cpu_section *sections;
+	int ts_option;		/* an option by which libtracecmd shifts timestamps, or 0 */
 };
 
 static void layout_info_free(struct layout_info *li)
 {
 	free(li->clock);
 	free(li->cpustats);
+	free(li->sections);
 	memset(li, 0, sizeof(*li));
 }
 
@@ -312,6 +320,9 @@ static int read_layout(const char *path, struct layout_info *li, char *err, size
 				next = val;
 			} else if (id == 4 && li && !li->clock) {	/* TRACECLOCK: the trace_clock file */
 				li->clock = selected_clock(o, osz);
+			} else if (li && !li->ts_option && (id == 1 || id == 7 || id == 12 || id == 13 ||
+							    id == 14)) {
+				li->ts_option = (int)id;	/* DATE OFFSET TIME_SHIFT GUEST TSC2NSEC */
 			} else if (id == 2 && li) {	/* CPUSTAT: one CPU's stats text */
 				add_cpustats(li, o, osz);
 			} else if (id == 3 && osz >= 8) {	/* BUFFER: name, clock, page, cpus, (id, off, size)... */
@@ -327,9 +338,20 @@ static int read_layout(const char *path, struct layout_info *li, char *err, size
 				/* The top instance (empty name) names the clock when TRACECLOCK is absent. */
 				if (li && !li->clock && name_end == 8 && p < osz && p > clock_start)
 					li->clock = strndup((const char *)o + clock_start, (size_t)(p - clock_start));
-				p += 1 + 4;
+				p++;
+				if (li && name_end == 8 && !li->have_top && p + 8 <= osz) {
+					li->have_top = true;
+					li->fly_off = val;
+					li->page_size = (unsigned int)le(o + p, 4);
+				}
+				p += 4;
 				ncpu = p + 4 <= osz ? le(o + p, 4) : 0;
 				p += 4;
+				if (li && name_end == 8 && !li->sections && ncpu <= 4096 &&
+				    p + 20 * ncpu <= osz) {
+					li->sections = calloc((size_t)ncpu + 1, sizeof(*li->sections));
+					li->nsections = li->sections ? (int)ncpu : 0;
+				}
 				for (u64 c = 0; c < ncpu && p + 20 <= osz; c++, p += 20) {
 					u64 doff = le(o + p + 4, 8), dsz = le(o + p + 12, 8);
 
@@ -339,6 +361,11 @@ static int read_layout(const char *path, struct layout_info *li, char *err, size
 					}
 					if (doff + dsz > end)
 						end = doff + dsz;
+					if (li && name_end == 8 && li->sections && (int)c < li->nsections) {
+						li->sections[c].cpu = (int)le(o + p, 4);
+						li->sections[c].offset = doff;
+						li->sections[c].size = dsz;
+					}
 				}
 			} else if (osz == 8 && val > 0 && fits(val, 16, fsize) &&
 				   !read_at(fd, val, sec, 16) && le(sec, 2) == id) {
@@ -410,6 +437,50 @@ static int probe_open(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Whether each CPU's pages can be read straight from the file (trace_percpu.c): a version 7
+ * file whose top instance's data is not compressed and whose timestamps libtracecmd would not
+ * shift (DATE, OFFSET, TIME_SHIFT, GUEST and TSC2NSEC options do). Otherwise t->no_direct says
+ * why, and the merged libtracecmd iteration reads the file.
+ */
+static void direct_sections(struct trace_input *t, struct layout_info *li)
+{
+	unsigned char sec[16];
+	int fd;
+
+	if (!li->have_top || !li->sections) {
+		t->no_direct = "it has no version 7 BUFFER option for its top instance";
+		return;
+	}
+	if (li->ts_option) {
+		t->no_direct = "it has an option by which libtracecmd shifts timestamps";
+		return;
+	}
+	if (li->page_size < 64 || li->page_size > (1u << 24) || li->page_size & (li->page_size - 1)) {
+		t->no_direct = "its page size is not a power of two from 64 bytes to 16 MB";
+		return;
+	}
+	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read_at(fd, li->fly_off, sec, sizeof(sec)) || le(sec, 2) != 3 || le(sec + 2, 2) & 1)
+		t->no_direct = "its trace data is compressed (or its BUFFER section is unreadable)";
+	if (fd >= 0)
+		close(fd);
+	for (int k = 0; !t->no_direct && k < li->nsections; k++) {
+		const struct cpu_section *cs = &li->sections[k];
+
+		if (cs->cpu < 0 || cs->cpu >= t->ncpus)
+			t->no_direct = "its BUFFER option names a CPU beyond the file's CPU count";
+		else if (cs->size % li->page_size || cs->offset % 8)
+			t->no_direct = "a CPU's data is not whole pages";
+	}
+	if (t->no_direct)
+		return;
+	t->sections = li->sections;
+	t->nsections = li->nsections;
+	t->page_size = li->page_size;
+	li->sections = NULL;
+}
+
 int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen)
 {
 	struct tep_event *count, *fold, *snap, *print, *untraced;
@@ -438,6 +509,7 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	}
 	t->clock = li.clock ? li.clock : strdup("unknown (not a version 7 file with plain options)");
 	li.clock = NULL;
+	direct_sections(t, &li);
 	t->stats = calloc((size_t)t->ncpus, sizeof(*t->stats));
 	if (t->clock && t->stats && li.cpustats)
 		t->have_cpustats = parse_cpustats(li.cpustats, t->stats, t->ncpus) > 0;
@@ -477,6 +549,16 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	}
 	if (print)
 		t->f_buf = need_field(print, "buf", &ok);
+	t->f_type = tep_find_common_field(count, "common_type");
+	t->f_pid = tep_find_common_field(count, "common_pid");
+	ok = ok && t->f_type && t->f_pid;
+	t->big_endian = tep_is_file_bigendian(t->tep);
+	t->native = t->big_endian == tep_is_local_bigendian(t->tep);
+	t->page_long_size = tep_get_header_page_size(t->tep);
+	if (!t->no_direct && t->page_long_size != 4 && t->page_long_size != 8)
+		t->no_direct = "its header_page format names no 4- or 8-byte commit word";
+	if (!t->no_direct && tep_is_old_format(t->tep))
+		t->no_direct = "it is in the ring buffer format before Linux 2.6.31";
 	/* Optional: per-event continuity is checked only when both events carry it. */
 	t->f_counter = tep_find_field(count, "counter");
 	t->f_fcounter = fold ? tep_find_field(fold, "counter") : NULL;
@@ -484,7 +566,7 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 		t->f_counter = NULL;
 	if (!ok)
 		return set_err(err, errlen, "%s: a vmstat event lacks a field this tool reads "
-			    "(item, delta, cpu, value, tag, events, buf)", path);
+			    "(item, delta, cpu, value, tag, events, buf, common_type, common_pid)", path);
 	if (!(t->f_events->flags & TEP_FIELD_IS_DYNAMIC))
 		return set_err(err, errlen, "%s: vm_event_snapshot.events is not a dynamic array", path);
 	if (load_item_names(t, count, err, errlen))
@@ -501,6 +583,7 @@ void trace_close(struct trace_input *t)
 	free(t->item_names);
 	free(t->clock);
 	free(t->stats);
+	free(t->sections);
 	if (t->handle) {
 		lib_enter("tracecmd_close");
 		tracecmd_close(t->handle);
@@ -516,26 +599,25 @@ struct replay_ctx {
 	int error;
 	char *err;
 	size_t errlen;
-	bool progress, native;
+	bool progress;
 	time_t last_progress, started;
 	u64 records;
 };
 
-static bool field_in_record(const struct tep_format_field *f, const struct tep_record *rec)
+static bool field_fits(const struct tep_format_field *f, unsigned int size)
 {
-	return f->offset >= 0 && f->size > 0 && rec->size >= 0 &&
-	       (long long)f->offset + f->size <= rec->size;
+	return f->offset >= 0 && f->size > 0 && (long long)f->offset + f->size <= (long long)size;
 }
 
-static int read_num(struct replay_ctx *c, struct tep_format_field *f, struct tep_record *rec,
-		    unsigned long long *v)
+static int read_num(struct trace_input *t, const struct tep_format_field *f,
+		    const unsigned char *data, unsigned int size, unsigned long long *v)
 {
-	const char *p = (const char *)rec->data + f->offset;
+	const unsigned char *p = data + f->offset;
 
-	if (!field_in_record(f, rec) || f->size > 8)
+	if (!field_fits(f, size) || f->size > 8)
 		return -1;
 	/* The common case, a file of this host's byte order: load directly. */
-	if (c->native && (f->size == 8 || f->size == 4)) {
+	if (t->native && (f->size == 8 || f->size == 4)) {
 		if (f->size == 8) {
 			memcpy(v, p, 8);
 		} else {
@@ -546,36 +628,159 @@ static int read_num(struct replay_ctx *c, struct tep_format_field *f, struct tep
 		}
 		return 0;
 	}
-	lib_enter("tep_read_number");
-	*v = tep_read_number(c->t->tep, p, f->size);
-	lib_leave();
+	*v = 0;
+	for (int i = 0; i < f->size; i++)
+		*v = t->big_endian ? *v << 8 | p[i] : *v | (unsigned long long)p[i] << (8 * i);
 	return 0;
 }
 
 /* A dynamic field's payload, bounds-checked: returns a pointer and its length. */
-static const char *dynamic_payload(struct replay_ctx *c, struct tep_format_field *f,
-				   struct tep_record *rec, size_t *len)
+static const unsigned char *dynamic_payload(struct trace_input *t, const struct tep_format_field *f,
+					    const unsigned char *data, unsigned int size, size_t *len)
 {
 	unsigned long long loc;
 	size_t off;
 
-	if (read_num(c, f, rec, &loc) || f->size != 4)
+	if (f->size != 4 || read_num(t, f, data, size, &loc))
 		return NULL;
 	off = loc & 0xffff;
 	*len = (size_t)(loc >> 16) & 0xffff;
 	if (f->flags & TEP_FIELD_IS_RELATIVE)
 		off += (size_t)f->offset + (size_t)f->size;
-	if (off + *len > (size_t)rec->size)
+	if (off + *len > (size_t)size)
 		return NULL;
-	return (const char *)rec->data + off;
+	return data + off;
 }
 
-static int bad_record(struct replay_ctx *c, struct tep_record *rec, const char *what)
+static int bad_record(struct trace_input *t, int cpu, u64 where, const char *what, char *err,
+		      size_t errlen)
 {
-	snprintf(c->err, c->errlen, "%s: malformed %s record on CPU %d at file offset %llu",
-		 c->t->path, what, rec->cpu, rec->offset);
-	c->error = 1;
+	return set_err(err, errlen, "%s: malformed %s record on CPU %d at file offset %llu", t->path,
+		       what, cpu, where);
+}
+
+static long long sign_extend(unsigned long long v, int size)
+{
+	return size == 4 ? (long long)(int)(unsigned int)v : (long long)v;
+}
+
+static int marker_index(const unsigned char *buf, size_t len)
+{
+	static const char *const names[] = {
+		"percpu-vmstat: vmstat-1 begin", "percpu-vmstat: vmstat-1 end",
+		"percpu-vmstat: vmstat-2 begin", "percpu-vmstat: vmstat-2 end",
+	};
+
+	for (int i = 0; i < 4; i++) {
+		size_t n = strlen(names[i]);
+
+		if (len >= n && !memcmp(buf, names[i], n) &&
+		    (len == n || buf[n] == '\n' || buf[n] == '\0'))
+			return i;
+	}
 	return -1;
+}
+
+int decode_record(struct trace_input *t, const unsigned char *data, unsigned int size, int cpu,
+		  u64 where, u64 *values, struct vm_record *v, char *err, size_t errlen)
+{
+	unsigned long long type, a, b, c, d = 0;
+
+	v->kind = REC_OTHER;
+	if (size < 4 || read_num(t, t->f_type, data, size, &type))
+		return bad_record(t, cpu, where, "short", err, errlen);
+	if ((long long)type == t->id_count) {
+		if (read_num(t, t->f_item, data, size, &a) || read_num(t, t->f_delta, data, size, &b) ||
+		    (t->f_counter && read_num(t, t->f_counter, data, size, &d)))
+			return bad_record(t, cpu, where, "vm_event_count", err, errlen);
+		v->kind = REC_COUNT;
+		v->item = a > 65535 ? -1 : (int)a;
+		v->delta = sign_extend(b, t->f_delta->size);
+	} else if ((long long)type == t->id_fold) {
+		if (read_num(t, t->f_fcpu, data, size, &a) || read_num(t, t->f_fitem, data, size, &b) ||
+		    read_num(t, t->f_fvalue, data, size, &c) ||
+		    (t->f_counter && read_num(t, t->f_fcounter, data, size, &d)))
+			return bad_record(t, cpu, where, "vm_event_fold", err, errlen);
+		v->kind = REC_FOLD;
+		v->cpu2 = a > 65535 ? -1 : (int)a;
+		v->item = b > 65535 ? -1 : (int)b;
+		v->value = c;
+	} else if ((long long)type == t->id_untraced) {
+		if (read_num(t, t->f_ucpu, data, size, &a) || read_num(t, t->f_uitem, data, size, &b) ||
+		    read_num(t, t->f_udelta, data, size, &c))
+			return bad_record(t, cpu, where, "vm_event_untraced", err, errlen);
+		v->kind = REC_UNTRACED;
+		v->cpu2 = a > 65535 ? -1 : (int)a;
+		v->item = b > 65535 ? -1 : (int)b;
+		v->delta = sign_extend(c, t->f_udelta->size);
+	} else if ((long long)type == t->id_snap) {
+		const unsigned char *p;
+		size_t len, n;
+
+		p = dynamic_payload(t, t->f_events, data, size, &len);
+		if (read_num(t, t->f_tag, data, size, &a) || !p || len % (size_t)t->long_size)
+			return bad_record(t, cpu, where, "vm_event_snapshot", err, errlen);
+		n = len / (size_t)t->long_size;
+		if (n != (size_t)t->nitems)
+			return set_err(err, errlen, "%s: a snapshot holds %zu counters but the item table "
+				       "names %d", t->path, n, t->nitems);
+		for (size_t i = 0; i < n; i++) {
+			struct tep_format_field w = { .offset = (int)(i * (size_t)t->long_size),
+						      .size = t->long_size };
+
+			read_num(t, &w, p, (unsigned int)len, &values[i]);
+		}
+		v->kind = REC_SNAPSHOT;
+		v->tag = a > 0xffffffffu ? 0xffffffffu : (unsigned int)a;
+		v->values = values;
+	} else if ((long long)type == t->id_print && t->f_buf) {
+		const unsigned char *p = NULL;
+		size_t len = 0;
+
+		if (t->f_buf->flags & TEP_FIELD_IS_DYNAMIC) {
+			p = dynamic_payload(t, t->f_buf, data, size, &len);
+		} else if (t->f_buf->offset >= 0 && (unsigned int)t->f_buf->offset <= size) {
+			/* char buf[]: a flexible array up to the end of the record */
+			p = data + t->f_buf->offset;
+			len = (size_t)size - (size_t)t->f_buf->offset;
+		}
+		if (!p)
+			return bad_record(t, cpu, where, "print", err, errlen);
+		v->marker = marker_index(p, len);
+		if (v->marker >= 0)
+			v->kind = REC_MARKER;
+	} else {
+		return 0;
+	}
+	v->has_counter = t->f_counter != NULL;
+	v->counter = d;
+	return 0;
+}
+
+/* Applies one decoded record of CPU cpu to the replay, in the merged order. */
+static void apply_record(struct replay *r, const struct vm_record *v, int cpu, u64 ts)
+{
+	const u64 *counter = v->has_counter ? &v->counter : NULL;
+
+	switch (v->kind) {
+	case REC_COUNT:
+		replay_count(r, cpu, v->item, v->delta, counter, ts);
+		break;
+	case REC_FOLD:
+		replay_fold(r, cpu, v->cpu2, v->item, v->value, counter, ts);
+		break;
+	case REC_UNTRACED:
+		replay_untraced(r, v->cpu2, v->item, v->delta, ts);
+		break;
+	case REC_SNAPSHOT:
+		replay_snapshot(r, cpu, v->tag, v->values, (size_t)r->nitems, ts);
+		break;
+	case REC_MARKER:
+		replay_marker(r, v->marker, ts);
+		break;
+	case REC_OTHER:
+		break;
+	}
 }
 
 static void show_progress(struct replay_ctx *c)
@@ -602,122 +807,32 @@ static int on_missed(struct tracecmd_input *handle, struct tep_event *event,
 	return 0;
 }
 
-static int marker_index(const char *buf, size_t len)
-{
-	static const char *const names[] = {
-		"percpu-vmstat: vmstat-1 begin", "percpu-vmstat: vmstat-1 end",
-		"percpu-vmstat: vmstat-2 begin", "percpu-vmstat: vmstat-2 end",
-	};
-
-	for (int i = 0; i < 4; i++) {
-		size_t n = strlen(names[i]);
-
-		if (len >= n && !memcmp(buf, names[i], n) &&
-		    (len == n || buf[n] == '\n' || buf[n] == '\0'))
-			return i;
-	}
-	return -1;
-}
-
-static int on_record_ours(struct replay_ctx *c, struct trace_input *t, struct tep_record *rec, int cpu);
-
 /* Called from inside libtracecmd: our own code runs between lib_leave() and lib_enter(). */
 static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu, void *data)
 {
 	struct replay_ctx *c = data;
-	struct trace_input *t = c->t;
-	int ret;
+	struct vm_record v;
+	int ret = 0;
 
 	(void)handle;
 	lib_leave();
-	ret = on_record_ours(c, t, rec, cpu);
+	c->records++;
+	if ((c->records & 0xffff) == 0)
+		show_progress(c);
+	replay_seen(c->r, cpu, rec->ts);
+	if (rec->size < 0 || decode_record(c->t, rec->data, (unsigned int)rec->size, cpu, rec->offset,
+					   c->values, &v, c->err, c->errlen)) {
+		c->error = 1;
+		ret = -1;
+	} else {
+		apply_record(c->r, &v, cpu, rec->ts);
+	}
 	lib_enter("tracecmd_iterate_events");
 	return ret;
 }
 
-static int on_record_ours(struct replay_ctx *c, struct trace_input *t, struct tep_record *rec, int cpu)
-{
-	int type;
-
-	c->records++;
-	if ((c->records & 0xffff) == 0)
-		show_progress(c);
-	if (rec->size < 4)
-		return bad_record(c, rec, "short");
-	lib_enter("tep_data_type");
-	type = tep_data_type(t->tep, rec);
-	lib_leave();
-	replay_seen(c->r, cpu, rec->ts);
-	if (type == t->id_count) {
-		unsigned long long item, delta, counter;
-
-		if (read_num(c, t->f_item, rec, &item) || read_num(c, t->f_delta, rec, &delta) ||
-		    (t->f_counter && read_num(c, t->f_counter, rec, &counter)))
-			return bad_record(c, rec, "vm_event_count");
-		if (t->f_delta->size == 4)
-			delta = (unsigned long long)(long long)(int)delta;
-		replay_count(c->r, cpu, (int)item, (long long)delta, t->f_counter ? &counter : NULL,
-			     rec->ts);
-	} else if (type == t->id_fold) {
-		unsigned long long dead, item, value, counter;
-
-		if (read_num(c, t->f_fcpu, rec, &dead) || read_num(c, t->f_fitem, rec, &item) ||
-		    read_num(c, t->f_fvalue, rec, &value) ||
-		    (t->f_counter && read_num(c, t->f_fcounter, rec, &counter)))
-			return bad_record(c, rec, "vm_event_fold");
-		replay_fold(c->r, cpu, (int)dead, (int)item, value, t->f_counter ? &counter : NULL,
-			    rec->ts);
-	} else if (type == t->id_untraced) {
-		unsigned long long ucpu, item, delta;
-
-		if (read_num(c, t->f_ucpu, rec, &ucpu) || read_num(c, t->f_uitem, rec, &item) ||
-		    read_num(c, t->f_udelta, rec, &delta))
-			return bad_record(c, rec, "vm_event_untraced");
-		if (t->f_udelta->size == 4)
-			delta = (unsigned long long)(long long)(int)delta;
-		replay_untraced(c->r, (int)ucpu, (int)item, (long long)delta, rec->ts);
-	} else if (type == t->id_snap) {
-		unsigned long long tag;
-		const char *p;
-		size_t len, n;
-
-		p = dynamic_payload(c, t->f_events, rec, &len);
-		if (read_num(c, t->f_tag, rec, &tag) || !p || len % (size_t)t->long_size)
-			return bad_record(c, rec, "vm_event_snapshot");
-		n = len / (size_t)t->long_size;
-		if (n != (size_t)t->nitems) {
-			snprintf(c->err, c->errlen, "%s: a snapshot holds %zu counters but the item table "
-				 "names %d", t->path, n, t->nitems);
-			c->error = 1;
-			return -1;
-		}
-		lib_enter("tep_read_number");
-		for (size_t i = 0; i < n; i++)
-			c->values[i] = tep_read_number(t->tep, p + i * (size_t)t->long_size, t->long_size);
-		lib_leave();
-		replay_snapshot(c->r, cpu, (unsigned int)tag, c->values, n, rec->ts);
-	} else if (type == t->id_print && t->f_buf) {
-		const char *p = NULL;
-		size_t len = 0;
-		int m;
-
-		if (t->f_buf->flags & TEP_FIELD_IS_DYNAMIC) {
-			p = dynamic_payload(c, t->f_buf, rec, &len);
-		} else if (t->f_buf->offset >= 0 && t->f_buf->offset <= rec->size) {
-			/* char buf[]: a flexible array up to the end of the record */
-			p = (const char *)rec->data + t->f_buf->offset;
-			len = (size_t)rec->size - (size_t)t->f_buf->offset;
-		}
-		if (!p)
-			return bad_record(c, rec, "print");
-		m = marker_index(p, len);
-		if (m >= 0)
-			replay_marker(c->r, m, rec->ts);
-	}
-	return 0;
-}
-
-int trace_replay(struct trace_input *t, struct replay *r, bool progress, char *err, size_t errlen)
+static int trace_replay_merged(struct trace_input *t, struct replay *r, bool progress, char *err,
+			       size_t errlen)
 {
 	struct replay_ctx c = {
 		.t = t, .r = r, .err = err, .errlen = errlen, .progress = progress,
@@ -729,8 +844,6 @@ int trace_replay(struct trace_input *t, struct replay *r, bool progress, char *e
 	if (!c.values)
 		return set_err(err, errlen, "out of memory");
 	c.last_progress = c.started;
-	r->have_counter = t->f_counter != NULL;
-	c.native = tep_is_file_bigendian(t->tep) == tep_is_local_bigendian(t->tep);
 	tracecmd_follow_missed_events(t->handle, on_missed, &c);
 	lib_enter("tracecmd_iterate_events");
 	ret = tracecmd_iterate_events(t->handle, NULL, 0, on_record, &c);
@@ -742,5 +855,24 @@ int trace_replay(struct trace_input *t, struct replay *r, bool progress, char *e
 		return -1;
 	if (ret < 0)
 		return set_err(err, errlen, "%s: reading the events failed", t->path);
+	return 0;
+}
+
+int trace_replay(struct trace_input *t, struct replay *r, enum trace_reader reader, int threads,
+		 bool progress, char *err, size_t errlen)
+{
+	int ret;
+
+	r->have_counter = t->f_counter != NULL;
+	if (reader == READER_PERCPU && t->no_direct)
+		return set_err(err, errlen, "%s: --reader percpu: %s", t->path, t->no_direct);
+	if (reader != READER_MERGED && !t->no_direct)
+		ret = trace_replay_percpu(t, r, threads, progress, err, errlen);
+	else
+		ret = trace_replay_merged(t, r, progress, err, errlen);
+	if (ret)
+		return ret;
+	replay_finish_bins(r);
+	replay_sort_breaks(r);
 	return 0;
 }

@@ -17,6 +17,12 @@ struct cpu_stats {
 	u64 overrun, commit_overrun, dropped;
 };
 
+/* One CPU's pages in the file, as its BUFFER option names them. */
+struct cpu_section {
+	int cpu;
+	u64 offset, size;
+};
+
 struct trace_input {
 	struct tracecmd_input *handle;
 	struct tep_handle *tep;
@@ -35,6 +41,18 @@ struct trace_input {
 	struct tep_format_field *f_counter, *f_fcounter;
 	/* vm_event_untraced (cpu, item, delta), on kernels that have it. */
 	struct tep_format_field *f_ucpu, *f_uitem, *f_udelta;
+	/* common_type and common_pid, read without libtraceevent by the per-CPU reader */
+	struct tep_format_field *f_type, *f_pid;
+	/*
+	 * For reading each CPU's pages directly (trace_percpu.c): the top instance's sections,
+	 * or why that is not possible (the merged libtracecmd iteration is used then).
+	 */
+	struct cpu_section *sections;
+	int nsections;
+	unsigned int page_size;
+	int page_long_size;
+	bool big_endian, native;	/* the file's byte order; whether it is this host's */
+	const char *no_direct;		/* NULL: the sections can be read directly */
 };
 
 /*
@@ -59,8 +77,43 @@ int check_layout(const char *path, char *err, size_t errlen);
 /* Whether the trace clock orders events recorded on different CPUs. */
 bool clock_orders_cpus(const char *clock);
 
-/* Replays every record into r; 0, or -1 with a reason in err (malformed record). */
-int trace_replay(struct trace_input *t, struct replay *r, bool progress, char *err, size_t errlen);
+/* How trace_replay() reads the events. */
+enum trace_reader {
+	READER_AUTO,		/* per CPU when the file allows it, else merged */
+	READER_PERCPU,		/* each CPU's pages directly, one thread per CPU (trace_percpu.c) */
+	READER_MERGED,		/* libtracecmd's iteration merged by timestamp */
+};
+
+/*
+ * Replays every record into r; 0, or -1 with a reason in err (malformed record, or
+ * READER_PERCPU on a file that cannot be read that way). threads: 0 for one per online core.
+ */
+int trace_replay(struct trace_input *t, struct replay *r, enum trace_reader reader, int threads,
+		 bool progress, char *err, size_t errlen);
+/* trace_percpu.c: the per-CPU reader. */
+int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bool progress,
+			char *err, size_t errlen);
+
+/*
+ * What a vmstat record says, decoded with every field bounds-checked. Shared by both readers.
+ * For a snapshot, values points into the decoder's buffer of nitems counters.
+ */
+enum record_kind { REC_OTHER, REC_COUNT, REC_FOLD, REC_UNTRACED, REC_SNAPSHOT, REC_MARKER };
+struct vm_record {
+	enum record_kind kind;
+	int cpu2;			/* fold: the dead CPU; untraced: the CPU it moved on */
+	int item;
+	long long delta;		/* count, untraced */
+	u64 value;			/* fold */
+	u64 counter;			/* count, fold: the counter field */
+	bool has_counter;
+	unsigned int tag;		/* snapshot */
+	const u64 *values;		/* snapshot: nitems counters */
+	int marker;			/* marker: 0..3 */
+};
+/* 0, or -1 with "file: malformed WHAT record on CPU c at ..." in err. values: nitems u64s. */
+int decode_record(struct trace_input *t, const unsigned char *data, unsigned int size, int cpu,
+		  u64 where, u64 *values, struct vm_record *v, char *err, size_t errlen);
 
 /* Parses the text of the CPUSTAT option into per-CPU overrun counts. Returns CPUs seen. */
 int parse_cpustats(const char *text, struct cpu_stats *stats, int ncpus);

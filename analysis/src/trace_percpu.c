@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-CPU reader: each CPU's pages are read straight from the file (mapped), one thread
+ * per CPU up to the number of cores, instead of libtracecmd's iteration that merges every CPU
+ * by timestamp and allocates a record per event.
+ *
+ * The replay of one CPU needs only its own records in ring-buffer order, except at three kinds
+ * of points that other CPUs record: the trace markers (the global totals at a marker are every
+ * CPU's replay at that moment), the folds of a dead CPU (recorded on the CPU that receives its
+ * counts) and vm_event_untraced reports (recorded on the CPU that reports). So it reads twice:
+ *   phase 1: each CPU's records are walked for those rare points (and the earliest timestamp);
+ *   phase 2: each CPU is replayed with the rare points that concern it merged in, in the order
+ *            libtracecmd's merge gives: by timestamp, then by CPU, then by position on the CPU.
+ * Each thread replays into a shallow copy of the replay whose global tallies (records, breaks,
+ * ...) are its own, and touches no other CPU's state; the tallies are summed at the end. The
+ * result is the merged reader's, which the tests check on every fixture (`--reader merged`).
+ */
+#include "trace_input.h"
+#include "ring_page.h"
+#include "text_inputs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <event-parse.h>
+
+/* A record that another CPU's replay needs, with its place in the merged order. */
+struct rare {
+	u64 ts, ord;
+	int cpu;
+	struct vm_record v;		/* REC_FOLD (the dead CPU's half), REC_UNTRACED, REC_MARKER */
+};
+
+struct cpu_job {
+	const struct cpu_section *sec;
+	/* phase 1 */
+	struct rare *rare;
+	size_t nrare, cap;
+	u64 min_ts;
+	bool any;
+	/* the first error on this CPU, if any */
+	char err[512];
+	bool failed;
+};
+
+/*
+ * vm_event_count's layout for the inline decoder, which reads most records: it applies when
+ * the file is in this host's byte order and every field read has a plain integer size.
+ * Anything else goes through decode_record() like every other event.
+ */
+struct count_layout {
+	bool ok;
+	int type_off, item_off, item_size, delta_off, delta_size, counter_off, counter_size;
+	unsigned int min_size;		/* a record shorter than this is decoded the slow way */
+};
+
+struct percpu;
+
+struct thread_out {
+	struct percpu *pc;
+	struct replay r;		/* shallow copy: own tallies, shared per-CPU state */
+	u64 *marker_total[4];
+	bool marker_incomplete[4];
+	u64 *values;
+	char err[512];
+	bool failed;
+};
+
+struct percpu {
+	struct trace_input *t;
+	struct replay *r;
+	const unsigned char *map;
+	struct cpu_job *jobs;
+	int njobs;
+	atomic_int next_job;
+	atomic_bool stop;
+	int phase;
+	/* phase 2: the rare points of every CPU, in merged order */
+	struct rare *ext;
+	struct count_layout count;
+};
+
+static int key_cmp(u64 ts1, int cpu1, u64 ord1, u64 ts2, int cpu2, u64 ord2)
+{
+	if (ts1 != ts2)
+		return ts1 < ts2 ? -1 : 1;
+	if (cpu1 != cpu2)
+		return cpu1 < cpu2 ? -1 : 1;
+	return ord1 < ord2 ? -1 : ord1 > ord2;
+}
+
+static int rare_order(const void *a, const void *b)
+{
+	const struct rare *x = a, *y = b;
+
+	return key_cmp(x->ts, x->cpu, x->ord, y->ts, y->cpu, y->ord);
+}
+
+static int job_fail(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int job_fail(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int keep_rare(struct cpu_job *j, u64 ts, u64 ord, int cpu, const struct vm_record *v)
+{
+	if (j->nrare == j->cap) {
+		size_t cap = j->cap ? 2 * j->cap : 64;
+		struct rare *n = realloc(j->rare, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		j->rare = n;
+		j->cap = cap;
+	}
+	j->rare[j->nrare++] = (struct rare){ .ts = ts, .ord = ord, .cpu = cpu, .v = *v };
+	return 0;
+}
+
+/* Whether the rare point x concerns CPU cpu's replay. */
+static bool concerns(const struct rare *x, int cpu)
+{
+	return x->v.kind == REC_MARKER || x->v.cpu2 == cpu;
+}
+
+static void apply_rare(struct thread_out *o, const struct rare *x, int cpu)
+{
+	struct cpu_replay *s = &o->r.cpu[cpu];
+
+	switch (x->v.kind) {
+	case REC_MARKER:
+		if (s->phase != BEFORE_SNAP1) {
+			for (int i = 0; i < o->r.nitems; i++)
+				o->marker_total[x->v.marker][i] += s->cur[i];
+		} else if (s->seen) {
+			o->marker_incomplete[x->v.marker] = true;
+		}
+		break;
+	case REC_FOLD:
+		replay_fold_out(&o->r, cpu, x->v.item, x->v.value, x->ts);
+		break;
+	case REC_UNTRACED:
+		replay_untraced(&o->r, cpu, x->v.item, x->v.delta, x->ts);
+		break;
+	default:
+		break;
+	}
+}
+
+/* A native-order field load of 1, 2, 4 or 8 bytes (the sizes fast_count_layout() admits). */
+static inline u64 load_field(const unsigned char *p, int size)
+{
+	u64 v8;
+	unsigned int v4;
+	unsigned short v2;
+
+	switch (size) {
+	case 8:
+		memcpy(&v8, p, 8);
+		return v8;
+	case 4:
+		memcpy(&v4, p, 4);
+		return v4;
+	case 2:
+		memcpy(&v2, p, 2);
+		return v2;
+	default:
+		return p[0];
+	}
+}
+
+static bool plain(const struct tep_format_field *f)
+{
+	return f && f->offset >= 0 && f->offset < 65536 &&
+	       (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8);
+}
+
+static void fast_count_layout(const struct trace_input *t, struct count_layout *l)
+{
+	const struct tep_format_field *fs[4] = { t->f_type, t->f_item, t->f_delta, t->f_counter };
+
+	memset(l, 0, sizeof(*l));
+	if (!t->native || t->f_type->size != 2 || !plain(t->f_type) || !plain(t->f_item) ||
+	    !plain(t->f_delta) || (t->f_counter && !plain(t->f_counter)))
+		return;
+	for (int i = 0; i < 4; i++)
+		if (fs[i] && (unsigned int)(fs[i]->offset + fs[i]->size) > l->min_size)
+			l->min_size = (unsigned int)(fs[i]->offset + fs[i]->size);
+	l->type_off = t->f_type->offset;
+	l->item_off = t->f_item->offset;
+	l->item_size = t->f_item->size;
+	l->delta_off = t->f_delta->offset;
+	l->delta_size = t->f_delta->size;
+	l->counter_off = t->f_counter ? t->f_counter->offset : -1;
+	l->counter_size = t->f_counter ? t->f_counter->size : 0;
+	l->ok = true;
+}
+
+/* The time of the next rare point from ext on that concerns cpu (~0: none). */
+static size_t next_concerning(const struct percpu *pc, size_t ext, int cpu, u64 *ts)
+{
+	while (pc->ext && pc->ext[ext].v.kind != REC_OTHER && !concerns(&pc->ext[ext], cpu))
+		ext++;
+	*ts = pc->ext && pc->ext[ext].v.kind != REC_OTHER ? pc->ext[ext].ts : ~0ULL;
+	return ext;
+}
+
+/*
+ * Walks one CPU's pages. Phase 1 keeps its rare points; phase 2 replays it into o. Returns 0,
+ * or -1 with the reason in the job (a corrupt page or record: bad input).
+ */
+static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
+{
+	struct trace_input *t = pc->t;
+	const struct cpu_section *sec = j->sec;
+	const struct count_layout *cl = &pc->count;
+	struct cpu_replay *s = &o->r.cpu[sec->cpu];
+	int cpu = sec->cpu, id_count = t->id_count;
+	u64 ord = 0, npages = sec->size / t->page_size, next_ts = ~0ULL, records = 0;
+	size_t ext = 0, host_page = (size_t)sysconf(_SC_PAGESIZE), done = sec->offset;
+	struct vm_record v;
+
+	if (pc->phase == 2)
+		ext = next_concerning(pc, 0, cpu, &next_ts);
+	for (u64 k = 0; k < npages && !atomic_load_explicit(&pc->stop, memory_order_relaxed); k++) {
+		u64 page_off = sec->offset + k * t->page_size;
+		const unsigned char *page = pc->map + page_off;
+		struct ring_page pg;
+		struct ring_event ev;
+		const char *why = NULL;
+		int more;
+
+		/* What was read leaves this process's memory (the page cache keeps it). */
+		if (page_off - done >= (4u << 20)) {
+			size_t from = done / host_page * host_page, to = page_off / host_page * host_page;
+
+			if (to > from)
+				madvise((void *)(pc->map + from), to - from, MADV_DONTNEED);
+			done = page_off;
+		}
+		if (ring_page_load(&pg, page, t->page_size, t->page_long_size, t->big_endian, &why))
+			return job_fail(j->err, sizeof(j->err), "%s: CPU %d's page at file offset %llu "
+					"is corrupt: %s", t->path, cpu, page_off, why);
+		if (pc->phase == 2 && pg.missed)
+			replay_missed(&o->r, cpu, pg.missed);
+		while ((more = ring_page_next(&pg, &ev, &why)) > 0) {
+			bool is_count = cl->ok && ev.size >= cl->min_size &&
+					load_field(ev.data + cl->type_off, 2) == (u64)id_count;
+
+			if (pc->phase == 1) {
+				if (!j->any || ev.ts < j->min_ts)
+					j->min_ts = ev.ts;
+				j->any = true;
+				/* Most records are counts: only their type is read in this phase. */
+				if (!is_count) {
+					if (decode_record(t, ev.data, ev.size, cpu, (u64)(ev.data - pc->map),
+							  o->values, &v, j->err, sizeof(j->err)))
+						return -1;
+					if ((v.kind == REC_MARKER || v.kind == REC_FOLD ||
+					     v.kind == REC_UNTRACED) && keep_rare(j, ev.ts, ord, cpu, &v))
+						return job_fail(j->err, sizeof(j->err), "out of memory");
+				}
+				ord++;
+				continue;
+			}
+			/* Phase 2: the rare points before this record, then the record. */
+			while (ev.ts >= next_ts &&
+			       key_cmp(pc->ext[ext].ts, pc->ext[ext].cpu, pc->ext[ext].ord, ev.ts, cpu, ord) < 0) {
+				apply_rare(o, &pc->ext[ext], cpu);
+				ext = next_concerning(pc, ext + 1, cpu, &next_ts);
+			}
+			records++;
+			s->seen = true;
+			if (is_count) {
+				u64 item = load_field(ev.data + cl->item_off, cl->item_size);
+				u64 delta = load_field(ev.data + cl->delta_off, cl->delta_size);
+				u64 counter = cl->counter_off >= 0 ?
+					      load_field(ev.data + cl->counter_off, cl->counter_size) : 0;
+
+				if (cl->delta_size == 4)
+					delta = (u64)(long long)(int)(unsigned int)delta;
+				replay_count(&o->r, cpu, item > 65535 ? -1 : (int)item, (long long)delta,
+					     cl->counter_off >= 0 ? &counter : NULL, ev.ts);
+				ord++;
+				continue;
+			}
+			if (decode_record(t, ev.data, ev.size, cpu, (u64)(ev.data - pc->map), o->values, &v,
+					  j->err, sizeof(j->err)))
+				return -1;
+			switch (v.kind) {
+			case REC_COUNT:
+				replay_count(&o->r, cpu, v.item, v.delta, v.has_counter ? &v.counter : NULL,
+					     ev.ts);
+				break;
+			case REC_SNAPSHOT:
+				replay_snapshot(&o->r, cpu, v.tag, v.values, (size_t)t->nitems, ev.ts);
+				break;
+			case REC_FOLD:
+				if (v.item < 0 || v.item >= t->nitems || v.cpu2 < 0 || v.cpu2 >= t->ncpus)
+					o->r.unknown_items++;
+				else
+					replay_fold_in(&o->r, cpu, v.item, v.value,
+						       v.has_counter ? &v.counter : NULL, ev.ts);
+				break;
+			default:	/* markers and untraced reports are rare points */
+				break;
+			}
+			ord++;
+		}
+		if (more < 0)
+			return job_fail(j->err, sizeof(j->err), "%s: CPU %d's page at file offset %llu "
+					"is corrupt: %s", t->path, cpu, page_off, why);
+	}
+	if (pc->phase == 2) {
+		o->r.records += records;
+		for (; next_ts != ~0ULL; ext = next_concerning(pc, ext + 1, cpu, &next_ts))
+			apply_rare(o, &pc->ext[ext], cpu);
+	}
+	return 0;
+}
+
+static void *worker(void *arg)
+{
+	struct thread_out *o = arg;
+	struct percpu *pc = o->pc;
+	int k;
+
+	while ((k = atomic_fetch_add(&pc->next_job, 1)) < pc->njobs) {
+		struct cpu_job *j = &pc->jobs[k];
+
+		if (walk_cpu(pc, j, o)) {
+			j->failed = true;
+			atomic_store(&pc->stop, true);
+			break;
+		}
+	}
+	return NULL;
+}
+
+static int run_phase(struct percpu *pc, struct thread_out *outs, int nthreads, int phase)
+{
+	pthread_t tid[nthreads];
+	int started = 0;
+
+	pc->phase = phase;
+	atomic_store(&pc->next_job, 0);
+	for (int i = 1; i < nthreads; i++) {
+		if (pthread_create(&tid[i], NULL, worker, &outs[i]))
+			break;
+		started = i;
+	}
+	worker(&outs[0]);
+	for (int i = 1; i <= started; i++)
+		pthread_join(tid[i], NULL);
+	for (int k = 0; k < pc->njobs; k++)
+		if (pc->jobs[k].failed)
+			return -1;
+	return 0;
+}
+
+static void merge_tallies(struct replay *r, struct thread_out *o)
+{
+	r->records += o->r.records;
+	r->unknown_items += o->r.unknown_items;
+	r->events_checked += o->r.events_checked;
+	r->nbreaks += o->r.nbreaks;
+	r->untraced_reports += o->r.untraced_reports;
+	r->bins_lost |= o->r.bins_lost;
+	r->brk_list_lost |= o->r.brk_list_lost;
+	for (int m = 0; m < 4; m++) {
+		for (int i = 0; i < r->nitems; i++)
+			r->marker[m].total[i] += o->marker_total[m][i];
+		if (o->marker_incomplete[m])
+			r->marker[m].complete = false;
+	}
+	for (size_t k = 0; k < o->r.nlisted; k++) {
+		if (r->nlisted >= MAX_LISTED_BREAKS)
+			break;
+		if (!r->brk) {
+			r->brk = calloc(MAX_LISTED_BREAKS, sizeof(*r->brk));
+			if (!r->brk) {
+				r->brk_list_lost = true;
+				break;
+			}
+		}
+		r->brk[r->nlisted++] = o->r.brk[k];
+	}
+}
+
+int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bool progress,
+			char *err, size_t errlen)
+{
+	struct percpu pc = { .t = t, .r = r };
+	struct thread_out *outs = NULL;
+	struct stat st;
+	size_t map_len = 0, nrare = 0, w = 0;
+	int fd, ret = -1, nthreads;
+
+	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st))
+		return set_err(err, errlen, "%s: %s", t->path, strerror(errno));
+	map_len = (size_t)st.st_size;
+	pc.map = map_len ? mmap(NULL, map_len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+	close(fd);
+	if (pc.map == MAP_FAILED)
+		return set_err(err, errlen, "%s: cannot map it: %s", t->path, strerror(errno));
+	for (int k = 0; k < t->nsections; k++)
+		if (t->sections[k].offset > map_len || t->sections[k].size > map_len - t->sections[k].offset) {
+			set_err(err, errlen, "%s: CPU %d's data lies past the end of the file",
+				t->path, t->sections[k].cpu);
+			goto out;
+		}
+	madvise((void *)pc.map, map_len, MADV_SEQUENTIAL);
+	fast_count_layout(t, &pc.count);
+
+	pc.njobs = t->nsections;
+	pc.jobs = calloc((size_t)pc.njobs + 1, sizeof(*pc.jobs));
+	nthreads = threads > 0 ? threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (nthreads > pc.njobs)
+		nthreads = pc.njobs;
+	if (nthreads < 1)
+		nthreads = 1;
+	outs = calloc((size_t)nthreads, sizeof(*outs));
+	if (!pc.jobs || !outs)
+		goto oom;
+	for (int k = 0; k < pc.njobs; k++)
+		pc.jobs[k].sec = &t->sections[k];
+	for (int i = 0; i < nthreads; i++) {
+		outs[i].r = *r;
+		outs[i].pc = &pc;
+		outs[i].r.records = outs[i].r.unknown_items = outs[i].r.events_checked = 0;
+		outs[i].r.nbreaks = outs[i].r.untraced_reports = 0;
+		outs[i].r.brk = NULL;
+		outs[i].r.nlisted = 0;
+		outs[i].values = calloc((size_t)t->nitems, sizeof(u64));
+		if (!outs[i].values)
+			goto oom;
+		for (int m = 0; m < 4; m++) {
+			outs[i].marker_total[m] = calloc((size_t)t->nitems, sizeof(u64));
+			if (!outs[i].marker_total[m])
+				goto oom;
+		}
+	}
+
+	if (progress)
+		fprintf(stderr, "vmstat-audit: reading %d CPUs' pages in %d threads\n", pc.njobs, nthreads);
+	if (run_phase(&pc, outs, nthreads, 1))
+		goto job_error;
+
+	/* The rare points of all CPUs in merged order; the earliest timestamp for the histogram. */
+	for (int k = 0; k < pc.njobs; k++) {
+		nrare += pc.jobs[k].nrare;
+		if (pc.jobs[k].any && (!r->first_ts || pc.jobs[k].min_ts < r->first_ts))
+			r->first_ts = pc.jobs[k].min_ts;
+	}
+	pc.ext = calloc(nrare + 1, sizeof(*pc.ext));	/* ends with a REC_OTHER */
+	if (!pc.ext)
+		goto oom;
+	nrare = 0;
+	for (int k = 0; k < pc.njobs; k++) {
+		for (size_t i = 0; i < pc.jobs[k].nrare; i++) {
+			struct rare *x = &pc.jobs[k].rare[i];
+
+			/* Invalid targets: counted once, as the merged reader does, and dropped. */
+			if (x->v.kind == REC_UNTRACED && (x->v.cpu2 < 0 || x->v.cpu2 >= t->ncpus ||
+							 x->v.item < 0 || x->v.item >= t->nitems)) {
+				r->unknown_items++;
+				continue;
+			}
+			if (x->v.kind == REC_FOLD && (x->v.cpu2 < 0 || x->v.cpu2 >= t->ncpus ||
+						      x->v.item < 0 || x->v.item >= t->nitems))
+				continue;	/* its receiving half counts it */
+			pc.ext[nrare++] = *x;
+		}
+		free(pc.jobs[k].rare);
+		pc.jobs[k].rare = NULL;
+	}
+	qsort(pc.ext, nrare, sizeof(*pc.ext), rare_order);
+	/* Only the first of each marker counts, as replay_marker() does. */
+	for (size_t i = 0; i < nrare; i++) {
+		struct rare *x = &pc.ext[i];
+
+		if (x->v.kind == REC_MARKER) {
+			struct marker_totals *m = &r->marker[x->v.marker];
+
+			if (m->seen)
+				continue;
+			m->seen = true;
+			m->ts = x->ts;
+			m->complete = true;
+			memset(m->total, 0, (size_t)r->nitems * sizeof(u64));
+		}
+		pc.ext[w++] = *x;
+	}
+	pc.ext[w].v.kind = REC_OTHER;
+	for (int i = 0; i < nthreads; i++)
+		outs[i].r.first_ts = r->first_ts;
+
+	if (run_phase(&pc, outs, nthreads, 2))
+		goto job_error;
+	for (int i = 0; i < nthreads; i++)
+		merge_tallies(r, &outs[i]);
+	ret = 0;
+	goto out;
+
+job_error:
+	for (int k = 0; k < pc.njobs; k++)
+		if (pc.jobs[k].failed) {
+			set_err(err, errlen, "%s", pc.jobs[k].err);
+			break;
+		}
+	goto out;
+oom:
+	set_err(err, errlen, "out of memory");
+out:
+	if (outs)
+		for (int i = 0; i < nthreads; i++) {
+			free(outs[i].values);
+			free(outs[i].r.brk);
+			for (int m = 0; m < 4; m++)
+				free(outs[i].marker_total[m]);
+		}
+	free(outs);
+	if (pc.jobs)
+		for (int k = 0; k < pc.njobs; k++)
+			free(pc.jobs[k].rare);
+	free(pc.jobs);
+	free(pc.ext);
+	if (pc.map && pc.map != MAP_FAILED)
+		munmap((void *)pc.map, map_len);
+	return ret;
+}
