@@ -36,6 +36,7 @@ struct audit {
 	u64 excess;			/* the other way round (both saturate at 2^64-1) */
 	int covered;			/* items with a nonzero traced delta */
 	enum verdict verdict;
+	bool by_task;			/* --by task: a table of the top tasks of every item */
 };
 
 void strlist_add(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

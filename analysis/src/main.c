@@ -32,7 +32,9 @@ static void usage(FILE *out)
 		"\n"
 		"  --json            print the JSON report (schema: analysis/README.md) instead of the table\n"
 		"  --json-out FILE   also write the JSON report to FILE\n"
-		"  --svg FILE        write a chart of events per second per CPU for the busiest items\n"
+		"  --svg FILE        write a chart of counts per second per CPU for the busiest items\n"
+		"  --by task         who counted: the top 10 tasks (comm[pid]) of every item between the\n"
+		"                    snapshots (default: the 5 busiest items, top 3); JSON always has all\n"
 		"  --reader percpu|merged|auto\n"
 		"                    percpu: read each CPU's pages straight from the file, a thread per\n"
 		"                    CPU (version 7 files with uncompressed data); merged: libtracecmd's\n"
@@ -168,6 +170,7 @@ static int run(int argc, char **argv)
 		{ "json-out", required_argument, NULL, 'J' },
 		{ "svg", required_argument, NULL, 's' },
 		{ "reader", required_argument, NULL, 'r' },
+		{ "by", required_argument, NULL, 'y' },
 		{ "threads", required_argument, NULL, 'T' },
 		{ "progress", no_argument, NULL, 'p' },
 		{ "no-progress", no_argument, NULL, 'P' },
@@ -206,6 +209,11 @@ static int run(int argc, char **argv)
 			threads = (int)strtol(optarg, &end, 10);
 			if (errno || *end || end == optarg || threads < 1 || threads > 1024)
 				return bad_input("--threads %s: give a number from 1 to 1024%s", optarg, "");
+			break;
+		case 'y':
+			if (strcmp(optarg, "task"))
+				return bad_input("--by %s: only --by task is known%s", optarg, "");
+			a.by_task = true;
 			break;
 		case 'p': progress = 1; break;
 		case 'P': progress = 0; break;

@@ -32,9 +32,13 @@ int replay_init(struct replay *r, int ncpus, int nitems)
 		s->brk_to = calloc(n, sizeof(u64));
 		s->accounted = calloc(n, sizeof(u64));
 		s->credit = calloc(n, sizeof(u64));
+		s->run_sum = calloc(n, sizeof(u64));
+		s->run_mark = calloc(n, 1);
+		s->touched = calloc(n, sizeof(int));
 		if (!s->snap1 || !s->snap2 || !s->cur || !s->traced || !s->fold_net ||
 		    !s->under || !s->over || !s->div_ts || !s->div_site || !s->last_ts ||
-		    !s->breaks || !s->brk_from || !s->brk_to || !s->accounted || !s->credit)
+		    !s->breaks || !s->brk_from || !s->brk_to || !s->accounted || !s->credit ||
+		    !s->run_sum || !s->run_mark || !s->touched)
 			return -1;
 	}
 	for (int m = 0; m < 4; m++) {
@@ -67,10 +71,14 @@ void replay_free(struct replay *r)
 			free(s->accounted);
 			free(s->credit);
 			free(s->bins);
+			free(s->run_sum);
+			free(s->run_mark);
+			free(s->touched);
 		}
 	}
 	free(r->cpu);
 	free(r->brk);
+	task_free(&r->tasks);
 	for (int m = 0; m < 4; m++)
 		free(r->marker[m].total);
 	memset(r, 0, sizeof(*r));
@@ -290,7 +298,25 @@ static void cont_check(struct replay *r, int cpu, int item, u64 replayed, const 
 	s->last_ts[item] = ts;
 }
 
-void replay_count(struct replay *r, int cpu, int item, long long delta, const u64 *counter, u64 ts)
+void replay_flush_tasks(struct replay *r, int cpu)
+{
+	struct cpu_replay *s;
+
+	if (cpu < 0 || cpu >= r->ncpus)
+		return;
+	s = &r->cpu[cpu];
+	for (int k = 0; k < s->ntouched; k++) {
+		int i = s->touched[k];
+
+		task_add(&r->tasks, s->run_pid, i, s->run_sum[i]);
+		s->run_sum[i] = 0;
+		s->run_mark[i] = 0;
+	}
+	s->ntouched = 0;
+}
+
+void replay_count(struct replay *r, int cpu, int item, long long delta, const u64 *counter, u64 ts,
+		  int pid)
 {
 	struct cpu_replay *s;
 
@@ -308,6 +334,15 @@ void replay_count(struct replay *r, int cpu, int item, long long delta, const u6
 		return;
 	s->events_in_window++;
 	s->traced[item] += (u64)delta;
+	if (pid != s->run_pid) {
+		replay_flush_tasks(r, cpu);
+		s->run_pid = pid;
+	}
+	s->run_sum[item] += (u64)delta;
+	if (!s->run_mark[item]) {
+		s->run_mark[item] = 1;
+		s->touched[s->ntouched++] = item;
+	}
 	bin_add(r, cpu, item, ts, delta < 0 ? 0 : (u64)delta);
 }
 

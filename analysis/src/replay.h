@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef unsigned long long u64;
+#include "tasks.h"
 
 /*
  * Counter arithmetic is modulo 2^64, as the kernel's unsigned long counters: a
@@ -80,6 +80,15 @@ struct cpu_replay {
 	int nbins;
 	u64 bin_lo, bin_hi;		/* the time range of the bin last added to */
 	unsigned int bin_cur;
+	/*
+	 * Who counted: consecutive events of one task on a CPU are summed here (run_sum, the
+	 * items touched listed in touched), and flushed into the task table when another task's
+	 * event comes, so that the table sees a few updates per context switch, not per event.
+	 */
+	int run_pid;
+	u64 *run_sum;
+	unsigned char *run_mark;
+	int *touched, ntouched;
 };
 
 struct marker_totals {
@@ -111,12 +120,16 @@ struct replay {
 	struct cont_break *brk;
 	size_t nlisted;
 	bool brk_list_lost;		/* out of memory for the list (the counts stay exact) */
+	struct task_table tasks;	/* deltas between the snapshots per (pid, item) */
 };
 
 int replay_init(struct replay *r, int ncpus, int nitems);
 void replay_free(struct replay *r);
 /* counter: the event's counter field (the value after the update), or NULL without one. */
-void replay_count(struct replay *r, int cpu, int item, long long delta, const u64 *counter, u64 ts);
+void replay_count(struct replay *r, int cpu, int item, long long delta, const u64 *counter, u64 ts,
+		  int pid);
+/* Moves CPU's pending per-task sums into r->tasks (after its last record). */
+void replay_flush_tasks(struct replay *r, int cpu);
 void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, const u64 *counter, u64 ts);
 /* replay_fold()'s two halves: the receiving CPU's, and the dead CPU's (valid CPU and item). */
 void replay_fold_in(struct replay *r, int cpu, int item, u64 value, const u64 *counter, u64 ts);

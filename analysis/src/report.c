@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event-parse.h>
+
 #include "audit.h"
 
 static const char *name_of(const struct audit *a, int i)
@@ -56,6 +58,72 @@ static const char *item_status(const struct audit *a, int i)
  * Item by CPU: each cell is how far that CPU's counter moved between the
  * snapshots; where the events say otherwise it shows "events/counter".
  */
+/* comm[pid] of a task, from the file's saved command lines. */
+static const char *task_name(const struct audit *a, int pid, char *buf, size_t len)
+{
+	const char *comm = a->t.tep ? tep_data_comm_from_pid(a->t.tep, pid) : NULL;
+
+	snprintf(buf, len, "%s[%d]", pid == 0 ? "<idle>" : comm ? comm : "<...>", pid);
+	return buf;
+}
+
+/* Items by their traced total between the snapshots, busiest first (n of them at most). */
+static int busiest_items(const struct audit *a, int *out, int n)
+{
+	const struct replay *r = &a->r;
+	int k = 0;
+
+	while (k < n) {
+		int best = -1;
+		u64 best_total = 0;
+
+		for (int i = 0; i < a->t.nitems; i++) {
+			u64 tot = 0;
+			bool taken = false;
+
+			for (int j = 0; j < k; j++)
+				taken |= out[j] == i;
+			if (taken)
+				continue;
+			for (int c = 0; c < r->ncpus; c++)
+				tot = sat_add(tot, mod_negative(r->cpu[c].traced[i]) ? 0 : r->cpu[c].traced[i]);
+			if (tot > best_total) {
+				best = i;
+				best_total = tot;
+			}
+		}
+		if (best < 0)
+			break;
+		out[k++] = best;
+	}
+	return k;
+}
+
+/* "comm[pid] count (share%), ..." of the top tasks of one item, into buf. */
+static void top_tasks(const struct audit *a, int item, int top, char *buf, size_t len)
+{
+	size_t n = 0, used = 0;
+	struct task_count *tc = task_sorted(&a->r.tasks, item, &n);
+	u64 total = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < n; k++)
+		total = sat_add(total, mod_negative(tc[k].sum) ? 0 : tc[k].sum);
+	for (size_t k = 0; k < n && (int)k < top && used + 1 < len; k++) {
+		char name[64];
+		int w = snprintf(buf + used, len - used, "%s%s %llu (%.1f%%)", k ? ", " : "",
+				 task_name(a, tc[k].pid, name, sizeof(name)), tc[k].sum,
+				 total ? 100.0 * (double)tc[k].sum / (double)total : 0.0);
+
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+	if (n > (size_t)top && used + 1 < len)
+		snprintf(buf + used, len - used, ", and %zu more", n - (size_t)top);
+	free(tc);
+}
+
 void report_text(const struct audit *a, FILE *out)
 {
 	const struct replay *r = &a->r;
@@ -117,6 +185,22 @@ void report_text(const struct audit *a, FILE *out)
 			s->folds_out, s->lost_unknown || s->missed ? ", EVENTS LOST" : "");
 	}
 	fprintf(out, "item coverage: %d of %d items moved by traced events\n", a->covered, a->t.nitems);
+	{
+		int items[128], n = busiest_items(a, items, a->by_task ? 128 : 5);
+		char line[1024];
+
+		if (n)
+			fprintf(out, "\nwho counted (events' tasks between the snapshots; %s):\n",
+				a->by_task ? "every item, top 10 tasks" : "the 5 busiest items, top 3 tasks; "
+				"--by task for every item");
+		for (int k = 0; k < n; k++) {
+			top_tasks(a, items[k], a->by_task ? 10 : 3, line, sizeof(line));
+			fprintf(out, "  %-28s %s\n", name_of(a, items[k]), line);
+		}
+		if (a->r.tasks.lost)
+			fprintf(out, "  (out of memory for the task table: incomplete)\n");
+		fputc('\n', out);
+	}
 	if (a->shortfall || a->excess)
 		fprintf(out, "shortfall: %llu counted by events but missing from the counters; "
 			"excess: %llu\n", a->shortfall, a->excess);
@@ -195,6 +279,26 @@ void report_json(const struct audit *a, FILE *out)
 			cpu_lost_events(a, b->cpu) ? "true" : "false");
 	}
 	fputs(r->nlisted ? "\n  ]},\n" : "]},\n", out);
+	{
+		size_t n = 0;
+		struct task_count *tc = task_sorted(&r->tasks, -1, &n);
+		char name[64];
+
+		fprintf(out, "  \"tasks_complete\": %s,\n  \"tasks\": [", r->tasks.lost ? "false" : "true");
+		for (size_t k = 0; k < n; k++) {
+			const char *comm = a->t.tep ? tep_data_comm_from_pid(a->t.tep, tc[k].pid) : NULL;
+			char bm[24];
+
+			(void)name;
+			fprintf(out, "%s\n    {\"pid\": %d, \"comm\": ", k ? "," : "", tc[k].pid);
+			json_string(out, tc[k].pid == 0 ? "<idle>" : comm ? comm : "<...>");
+			fputs(", \"item\": ", out);
+			json_string(out, name_of(a, tc[k].item));
+			fprintf(out, ", \"count\": %s}", fmt_move(bm, tc[k].sum, false));
+		}
+		fputs(n ? "\n  ],\n" : "],\n", out);
+		free(tc);
+	}
 	fputs("  \"per_cpu\": [", out);
 	for (int c = 0; c < r->ncpus; c++) {
 		const struct cpu_replay *s = &r->cpu[c];
@@ -239,6 +343,20 @@ void report_json(const struct audit *a, FILE *out)
 		fputc('}', out);
 	}
 	fputs("\n  ]\n}\n", out);
+}
+
+static void xml_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", out);
+		else if (*s == '>')
+			fputs("&gt;", out);
+		else if (*s == '&')
+			fputs("&amp;", out);
+		else if ((unsigned char)*s >= 0x20)
+			fputc(*s, out);
+	}
 }
 
 static const char *const palette[] = {
@@ -294,14 +412,15 @@ void report_svg(const struct audit *a, FILE *out)
 	fprintf(out, "<text x=\"10\" y=\"22\" font-size=\"16\" fill=\"%s\">vmstat-audit: %s "
 		"(%d items covered, shortfall %llu)</text>\n", vcolor, verdict_name(a->verdict),
 		a->covered, a->shortfall);
-	fprintf(out, "<text x=\"10\" y=\"42\">vm_event_count events per second per CPU, busiest "
-		"items; bins of %.3f s</text>\n", secs);
+	fprintf(out, "<text x=\"10\" y=\"42\">counts per second per CPU (vm_event_count deltas; the first "
+		"%d CPUs), busiest items; bins of %.3f s</text>\n", SVG_CPUS, secs);
 	for (int c = 0; c < r->ncpus && c < 8; c++)
 		fprintf(out, "<text x=\"%d\" y=\"60\" fill=\"%s\">cpu%d</text>\n", LEFT + c * 60,
 			palette[c], c);
 
 	for (int k = 0; k < npanels; k++) {
 		int i = top[k], y0 = TOP + k * (PH + 30) + 20;
+		char tasks[512];
 		double max = 1;
 		bool div = false;
 		char where[128] = "";
@@ -342,6 +461,12 @@ void report_svg(const struct audit *a, FILE *out)
 		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>\n", LEFT - 4, y0 + PH);
 		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.1f s</text>\n", LEFT + PW,
 			y0 + PH + 14, nbins * secs);
+		top_tasks(a, i, 2, tasks, sizeof(tasks));
+		if (tasks[0]) {
+			fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"#555\">top tasks: ", LEFT, y0 + PH + 14);
+			xml_text(out, tasks);
+			fputs("</text>\n", out);
+		}
 	}
 	if (!npanels)
 		fprintf(out, "<text x=\"10\" y=\"%d\">no item moved between the snapshots</text>\n", TOP + 20);

@@ -752,6 +752,9 @@ int decode_record(struct trace_input *t, const unsigned char *data, unsigned int
 	} else {
 		return 0;
 	}
+	if (read_num(t, t->f_pid, data, size, &a))
+		return bad_record(t, cpu, where, "short", err, errlen);
+	v->pid = (int)(unsigned int)a;
 	v->has_counter = t->f_counter != NULL;
 	v->counter = d;
 	return 0;
@@ -764,7 +767,7 @@ static void apply_record(struct replay *r, const struct vm_record *v, int cpu, u
 
 	switch (v->kind) {
 	case REC_COUNT:
-		replay_count(r, cpu, v->item, v->delta, counter, ts);
+		replay_count(r, cpu, v->item, v->delta, counter, ts, v->pid);
 		break;
 	case REC_FOLD:
 		replay_fold(r, cpu, v->cpu2, v->item, v->value, counter, ts);
@@ -872,6 +875,8 @@ int trace_replay(struct trace_input *t, struct replay *r, enum trace_reader read
 		ret = trace_replay_merged(t, r, progress, err, errlen);
 	if (ret)
 		return ret;
+	for (int c = 0; c < r->ncpus; c++)
+		replay_flush_tasks(r, c);
 	replay_finish_bins(r);
 	replay_sort_breaks(r);
 	return 0;

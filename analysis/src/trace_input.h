@@ -110,6 +110,7 @@ struct vm_record {
 	unsigned int tag;		/* snapshot */
 	const u64 *values;		/* snapshot: nitems counters */
 	int marker;			/* marker: 0..3 */
+	int pid;			/* common_pid */
 };
 /* 0, or -1 with "file: malformed WHAT record on CPU c at ..." in err. values: nitems u64s. */
 int decode_record(struct trace_input *t, const unsigned char *data, unsigned int size, int cpu,

@@ -58,7 +58,7 @@ struct cpu_job {
  */
 struct count_layout {
 	bool ok;
-	int type_off, item_off, item_size, delta_off, delta_size, counter_off, counter_size;
+	int type_off, item_off, item_size, delta_off, delta_size, counter_off, counter_size, pid_off;
 	unsigned int min_size;		/* a record shorter than this is decoded the slow way */
 };
 
@@ -190,16 +190,18 @@ static bool plain(const struct tep_format_field *f)
 
 static void fast_count_layout(const struct trace_input *t, struct count_layout *l)
 {
-	const struct tep_format_field *fs[4] = { t->f_type, t->f_item, t->f_delta, t->f_counter };
+	const struct tep_format_field *fs[5] = { t->f_type, t->f_item, t->f_delta, t->f_counter, t->f_pid };
 
 	memset(l, 0, sizeof(*l));
-	if (!t->native || t->f_type->size != 2 || !plain(t->f_type) || !plain(t->f_item) ||
+	if (!t->native || t->f_type->size != 2 || t->f_pid->size != 4 || !plain(t->f_pid) ||
+	    !plain(t->f_type) || !plain(t->f_item) ||
 	    !plain(t->f_delta) || (t->f_counter && !plain(t->f_counter)))
 		return;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (fs[i] && (unsigned int)(fs[i]->offset + fs[i]->size) > l->min_size)
 			l->min_size = (unsigned int)(fs[i]->offset + fs[i]->size);
 	l->type_off = t->f_type->offset;
+	l->pid_off = t->f_pid->offset;
 	l->item_off = t->f_item->offset;
 	l->item_size = t->f_item->size;
 	l->delta_off = t->f_delta->offset;
@@ -293,7 +295,8 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 				if (cl->delta_size == 4)
 					delta = (u64)(long long)(int)(unsigned int)delta;
 				replay_count(&o->r, cpu, item > 65535 ? -1 : (int)item, (long long)delta,
-					     cl->counter_off >= 0 ? &counter : NULL, ev.ts);
+					     cl->counter_off >= 0 ? &counter : NULL, ev.ts,
+					     (int)(unsigned int)load_field(ev.data + cl->pid_off, 4));
 				ord++;
 				continue;
 			}
@@ -303,7 +306,7 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 			switch (v.kind) {
 			case REC_COUNT:
 				replay_count(&o->r, cpu, v.item, v.delta, v.has_counter ? &v.counter : NULL,
-					     ev.ts);
+					     ev.ts, v.pid);
 				break;
 			case REC_SNAPSHOT:
 				replay_snapshot(&o->r, cpu, v.tag, v.values, (size_t)t->nitems, ev.ts);
@@ -326,6 +329,7 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 	}
 	if (pc->phase == 2) {
 		o->r.records += records;
+		replay_flush_tasks(&o->r, cpu);
 		for (; next_ts != ~0ULL; ext = next_concerning(pc, ext + 1, cpu, &next_ts))
 			apply_rare(o, &pc->ext[ext], cpu);
 	}
@@ -380,6 +384,7 @@ static void merge_tallies(struct replay *r, struct thread_out *o)
 	r->untraced_reports += o->r.untraced_reports;
 	r->bins_lost |= o->r.bins_lost;
 	r->brk_list_lost |= o->r.brk_list_lost;
+	task_merge(&r->tasks, &o->r.tasks);
 	for (int m = 0; m < 4; m++) {
 		for (int i = 0; i < r->nitems; i++)
 			r->marker[m].total[i] += o->marker_total[m][i];
@@ -445,6 +450,7 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 		outs[i].r.nbreaks = outs[i].r.untraced_reports = 0;
 		outs[i].r.brk = NULL;
 		outs[i].r.nlisted = 0;
+		memset(&outs[i].r.tasks, 0, sizeof(outs[i].r.tasks));
 		outs[i].values = calloc((size_t)t->nitems, sizeof(u64));
 		if (!outs[i].values)
 			goto oom;
@@ -530,6 +536,7 @@ out:
 		for (int i = 0; i < nthreads; i++) {
 			free(outs[i].values);
 			free(outs[i].r.brk);
+			task_free(&outs[i].r.tasks);
 			for (int m = 0; m < 4; m++)
 				free(outs[i].marker_total[m]);
 		}

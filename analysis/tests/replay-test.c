@@ -50,7 +50,7 @@ static void finish(struct replay *r, const u64 *snap2_cpu0, const u64 *snap2_cpu
 
 static void count(struct replay *r, int cpu, int item, long long delta, u64 counter, u64 ts)
 {
-	replay_count(r, cpu, item, delta, &counter, ts);
+	replay_count(r, cpu, item, delta, &counter, ts, 1);
 }
 
 int main(void)
@@ -174,7 +174,7 @@ int main(void)
 		u64 s1[NITEMS] = { 10, 0, 5 }, s2[NITEMS] = { 20, 0, 5 };
 
 		start(&r, s1, false);
-		replay_count(&r, 0, 0, 1, NULL, 200);
+		replay_count(&r, 0, 0, 1, NULL, 200, 1);
 		finish(&r, s2, NULL);
 		CHECK("no counter field: no continuity, the window difference (+9) still found",
 		      r.nbreaks == 0 && r.events_checked == 0 && r.cpu[0].over[0] == 9 &&
