@@ -268,6 +268,31 @@ int audit_check_inputs(struct audit *a, char *err, size_t errlen)
 					       "(a copy cut short, or from another kernel)", a->vm_path[k],
 					       a->t.item_names[i]);
 	}
+	/*
+	 * The two /proc/vmstat copies: the sums of event counters only grow, except for a moment
+	 * while a CPU going down is out of cpu_online_mask and not yet folded. So one item lower
+	 * in the second copy can be real; every item that changed lower is the copies swapped.
+	 */
+	if (a->have_vm[0] && a->have_vm[1]) {
+		int up = 0, down = 0, first = -1;
+
+		for (int i = 0; i < a->t.nitems; i++) {
+			long k0, k1;
+
+			if (!a->t.item_names[i])
+				continue;
+			k0 = vmstat_find(&a->vm[0], a->t.item_names[i]);
+			k1 = vmstat_find(&a->vm[1], a->t.item_names[i]);
+			if (a->vm[0].values[k0] < a->vm[1].values[k1])
+				up++;
+			else if (a->vm[0].values[k0] > a->vm[1].values[k1] && down++ == 0)
+				first = i;
+		}
+		if (down && !up)
+			return set_err(err, errlen, "%s and %s: every item that changed is lower in the second "
+				       "(%d items, e.g. '%s'): the two copies swapped?", a->vm_path[0],
+				       a->vm_path[1], down, a->t.item_names[first]);
+	}
 	/* A per-CPU counter only goes down when a fold moves it away; untraced folds are missing input. */
 	for (int c = 0; c < r->ncpus; c++) {
 		const struct cpu_replay *s = &r->cpu[c];

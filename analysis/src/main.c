@@ -149,13 +149,69 @@ static int write_report(const char *path, FILE *f, void (*report)(const struct a
 	return 0;
 }
 
-static int write_file_report(const char *path, void (*report)(const struct audit *, FILE *))
-{
-	FILE *f = fopen(path, "w");
+/*
+ * An output file is written beside its place under a temporary name, and renamed only when
+ * every output has been written: a failed --svg leaves no --json-out that says CONSISTENT.
+ * A path that exists and is not a regular file (/dev/full, a FIFO) is written directly.
+ */
+struct output {
+	const char *path;
+	char *tmp;		/* NULL: written directly */
+};
 
-	if (!f)
-		return bad_input("%s: cannot write: %s", path, strerror(errno));
-	return write_report(path, f, report);
+static int write_file_report(struct output *o, void (*report)(const struct audit *, FILE *))
+{
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		f = fopen(o->path, "w");
+		if (!f)
+			return bad_input("%s: cannot write: %s", o->path, strerror(errno));
+		return write_report(o->path, f, report);
+	}
+	if (asprintf(&o->tmp, "%s.partial-XXXXXX", o->path) < 0) {
+		o->tmp = NULL;
+		return bad_input("out of memory%s%s", "", "");
+	}
+	fd = mkstemp(o->tmp);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		free(o->tmp);
+		o->tmp = NULL;
+		return bad_input("%s: cannot write: %s", o->path, strerror(e));
+	}
+	fchmod(fd, 0644);
+	return write_report(o->path, f, report);
+}
+
+static void discard_outputs(struct output *o, int n)
+{
+	for (int k = 0; k < n; k++) {
+		if (o[k].tmp)
+			unlink(o[k].tmp);
+		free(o[k].tmp);
+		o[k].tmp = NULL;
+	}
+}
+
+static int commit_outputs(struct output *o, int n)
+{
+	for (int k = 0; k < n; k++) {
+		if (o[k].tmp && rename(o[k].tmp, o[k].path)) {
+			int e = errno;
+
+			discard_outputs(o, n);
+			return bad_input("%s: cannot write: %s", o[k].path, strerror(e));
+		}
+		free(o[k].tmp);
+		o[k].tmp = NULL;
+	}
+	return 0;
 }
 
 static int run(int argc, char **argv)
@@ -308,10 +364,17 @@ static int run(int argc, char **argv)
 	audit_evaluate(&a);
 
 	/* The files first: nothing says VERDICT before every requested output is written. */
-	if (json_out && write_file_report(json_out, report_json))
-		return BAD_INPUT;
-	if (svg && write_file_report(svg, report_svg))
-		return BAD_INPUT;
+	{
+		struct output outs[2] = { { json_out, NULL }, { svg, NULL } };
+
+		if ((json_out && write_file_report(&outs[0], report_json)) ||
+		    (svg && write_file_report(&outs[1], report_svg))) {
+			discard_outputs(outs, 2);
+			return BAD_INPUT;
+		}
+		if (commit_outputs(outs, 2))
+			return BAD_INPUT;
+	}
 	if (write_report("standard output", stdout, json ? report_json : report_text))
 		return BAD_INPUT;
 	return (int)a.verdict;
@@ -398,6 +461,15 @@ int main(int argc, char **argv)
 		return WEXITSTATUS(status);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == INTERNAL_ERROR)
 		return INTERNAL_ERROR;
+	/* Not a crash: killed from outside (the OOM killer's SIGKILL, a signal sent to the child). */
+	if (WIFSIGNALED(status) && WTERMSIG(status) != SIGSEGV && WTERMSIG(status) != SIGBUS &&
+	    WTERMSIG(status) != SIGABRT && WTERMSIG(status) != SIGFPE && WTERMSIG(status) != SIGILL &&
+	    WTERMSIG(status) != SIGTRAP && WTERMSIG(status) != SIGSYS) {
+		fprintf(stderr, "vmstat-audit: the audit process was killed by signal %d (%s), not by a "
+			"fault: out of memory (the OOM killer?) or a signal sent to it; nothing was "
+			"decided, run it again\n", WTERMSIG(status), strsignal(WTERMSIG(status)));
+		return INTERNAL_ERROR;
+	}
 	if (where->inside) {
 		where->call[sizeof(where->call) - 1] = '\0';
 		if (WIFSIGNALED(status))
