@@ -71,8 +71,8 @@ static char *join(const char *dir, const char *name)
 static int load_text(const char *path, const char *what, void *out,
 		     int (*parse)(const char *, size_t, void *, char *, size_t))
 {
-	char *buf, err[512];
-	size_t len;
+	char *buf = NULL, err[512];
+	size_t len = 0;
 	int rc;
 
 	if (read_whole_file(path, &buf, &len, err, sizeof(err)))

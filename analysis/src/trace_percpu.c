@@ -60,6 +60,7 @@ struct count_layout {
 	bool ok;
 	int type_off, item_off, item_size, delta_off, delta_size, counter_off, counter_size, pid_off;
 	unsigned int min_size;		/* a record shorter than this is decoded the slow way */
+	bool series;			/* int item, long delta, unsigned long counter (64-bit) */
 };
 
 struct percpu;
@@ -208,6 +209,7 @@ static void fast_count_layout(const struct trace_input *t, struct count_layout *
 	l->delta_size = t->f_delta->size;
 	l->counter_off = t->f_counter ? t->f_counter->offset : -1;
 	l->counter_size = t->f_counter ? t->f_counter->size : 0;
+	l->series = l->item_size == 4 && l->delta_size == 8 && l->counter_size == 8;
 	l->ok = true;
 }
 
@@ -287,13 +289,23 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 			records++;
 			s->seen = true;
 			if (is_count) {
-				u64 item = load_field(ev.data + cl->item_off, cl->item_size);
-				u64 delta = load_field(ev.data + cl->delta_off, cl->delta_size);
-				u64 counter = cl->counter_off >= 0 ?
-					      load_field(ev.data + cl->counter_off, cl->counter_size) : 0;
+				u64 item, delta, counter = 0;
 
-				if (cl->delta_size == 4)
-					delta = (u64)(long long)(int)(unsigned int)delta;
+				if (cl->series) {	/* the series' layout: constant sizes, inlined */
+					unsigned int i4;
+
+					memcpy(&i4, ev.data + cl->item_off, 4);
+					item = i4;
+					memcpy(&delta, ev.data + cl->delta_off, 8);
+					memcpy(&counter, ev.data + cl->counter_off, 8);
+				} else {
+					item = load_field(ev.data + cl->item_off, cl->item_size);
+					delta = load_field(ev.data + cl->delta_off, cl->delta_size);
+					if (cl->counter_off >= 0)
+						counter = load_field(ev.data + cl->counter_off, cl->counter_size);
+					if (cl->delta_size == 4)
+						delta = (u64)(long long)(int)(unsigned int)delta;
+				}
 				replay_count(&o->r, cpu, item > 65535 ? -1 : (int)item, (long long)delta,
 					     cl->counter_off >= 0 ? &counter : NULL, ev.ts,
 					     (int)(unsigned int)load_field(ev.data + cl->pid_off, 4));
