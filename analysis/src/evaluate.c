@@ -318,6 +318,9 @@ void audit_evaluate(struct audit *a)
 	const struct replay *r = &a->r;
 	bool any_snap[3] = { false, false, false };
 
+	if (a->t.fallback[0])
+		strlist_add(&a->notes, "read with libtracecmd's merged iteration, not per CPU: %s",
+			    a->t.fallback);
 	if (!strncmp(a->t.clock, "unknown", 7))
 		strlist_add(&a->inconclusive, "the trace clock is not readable from the file's options "
 			    "(read from version 7 files with uncompressed options only): the order of "

@@ -220,6 +220,12 @@ void report_text(const struct audit *a, FILE *out)
 		a->covered, a->shortfall);
 }
 
+/* A signed number as JSON writes it: no '+'. */
+static const char *json_number(const char *s)
+{
+	return s[0] == '+' ? s + 1 : s;
+}
+
 static void json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
@@ -330,7 +336,7 @@ void report_json(const struct audit *a, FILE *out)
 				"\"difference\": %s}", c ? ", " : "", c, s->snap1[i], s->snap2[i],
 				fmt_move(b1, s->traced[i], false), fmt_move(b2, s->fold_net[i], false),
 				fmt_move(b3, counter_delta(a, c, i), false),
-				fmt_difference(b4, s->under[i], s->over[i]));
+				json_number(fmt_difference(b4, s->under[i], s->over[i])));
 		}
 		vd = vmstat_delta(a, i, &ok);
 		fputs("], \"proc_vmstat_delta\": ", out);

@@ -99,8 +99,14 @@ static inline int ring_page_next(struct ring_page *p, struct ring_event *ev, con
 		w = ring_rd4(e, p->swap);
 		type_len = big ? w >> 27 : w & 31;
 		delta = big ? w & ((1u << 27) - 1) : w >> 5;
-		if (type_len == TYPE_PADDING && delta == 0)
-			return 0;	/* the null event: nothing more on this page */
+		if (type_len == TYPE_PADDING && delta == 0) {
+			/* The null event: the kernel writes it only where no event fits (< 8 bytes). */
+			if (left >= 8) {
+				*why = "a null event with room for more events after it";
+				return -1;
+			}
+			return 0;
+		}
 		if (type_len >= TYPE_PADDING || type_len == 0) {
 			if (left < 8) {
 				*why = "an event's length word crosses the end of the page's data";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "trace_input.h"
 #include "text_inputs.h"
+#include "ring_page.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -33,6 +34,7 @@ struct layout_info {
 	int nsections;
 	struct cpu_section *sections;
 	int ts_option;		/* an option by which libtracecmd shifts timestamps, or 0 */
+	unsigned int header_page_size;	/* the file header's, which libtracecmd reads pages by */
 };
 
 static void layout_info_free(struct layout_info *li)
@@ -279,6 +281,8 @@ static int read_layout(const char *path, struct layout_info *li, char *err, size
 		;
 	if (v + 1 >= sizeof(h) || strcmp((char *)h + 10, "7") || h[v + 1] != 0)
 		goto out;	/* version 6, or big-endian: not walked */
+	if (li)
+		li->header_page_size = (unsigned int)le(h + v + 3, 4);
 	v += 7;		/* endian, long size, page size */
 	while (v < sizeof(h) && h[v])	/* compression name */
 		v++;
@@ -347,7 +351,7 @@ static int read_layout(const char *path, struct layout_info *li, char *err, size
 				p += 4;
 				ncpu = p + 4 <= osz ? le(o + p, 4) : 0;
 				p += 4;
-				if (li && name_end == 8 && !li->sections && ncpu <= 4096 &&
+				if (li && name_end == 8 && !li->sections && li->fly_off == val && ncpu <= 4096 &&
 				    p + 20 * ncpu <= osz) {
 					li->sections = calloc((size_t)ncpu + 1, sizeof(*li->sections));
 					li->nsections = li->sections ? (int)ncpu : 0;
@@ -465,6 +469,8 @@ static void direct_sections(struct trace_input *t, struct layout_info *li)
 		t->no_direct = "its trace data is compressed (or its BUFFER section is unreadable)";
 	if (fd >= 0)
 		close(fd);
+	if (!t->no_direct && li->page_size != li->header_page_size)
+		t->no_direct = "its BUFFER option's page size is not the file header's";
 	for (int k = 0; !t->no_direct && k < li->nsections; k++) {
 		const struct cpu_section *cs = &li->sections[k];
 
@@ -472,6 +478,9 @@ static void direct_sections(struct trace_input *t, struct layout_info *li)
 			t->no_direct = "its BUFFER option names a CPU beyond the file's CPU count";
 		else if (cs->size % li->page_size || cs->offset % 8)
 			t->no_direct = "a CPU's data is not whole pages";
+		for (int m = 0; !t->no_direct && m < k; m++)
+			if (li->sections[m].cpu == cs->cpu)
+				t->no_direct = "its BUFFER option names a CPU twice";
 	}
 	if (t->no_direct)
 		return;
@@ -687,6 +696,7 @@ int decode_record(struct trace_input *t, const unsigned char *data, unsigned int
 	unsigned long long type, a, b, c, d = 0;
 
 	v->kind = REC_OTHER;
+	v->has_counter = false;
 	if (size < 4 || read_num(t, t->f_type, data, size, &type))
 		return bad_record(t, cpu, where, "short", err, errlen);
 	if ((long long)type == t->id_count) {
@@ -823,8 +833,12 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int 
 	if ((c->records & 0xffff) == 0)
 		show_progress(c);
 	replay_seen(c->r, cpu, rec->ts);
-	if (rec->size < 0 || decode_record(c->t, rec->data, (unsigned int)rec->size, cpu, rec->offset,
-					   c->values, &v, c->err, c->errlen)) {
+	if (rec->size < 0) {
+		bad_record(c->t, cpu, rec->offset, "negative-size", c->err, c->errlen);
+		c->error = 1;
+		ret = -1;
+	} else if (decode_record(c->t, rec->data, (unsigned int)rec->size, cpu, rec->offset, c->values,
+				 &v, c->err, c->errlen)) {
 		c->error = 1;
 		ret = -1;
 	} else {
@@ -832,6 +846,38 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int 
 	}
 	lib_enter("tracecmd_iterate_events");
 	return ret;
+}
+
+/* replay_missed() for every page of every CPU whose header says events were lost before it. */
+static int missed_from_pages(struct trace_input *t, struct replay *r, char *err, size_t errlen)
+{
+	unsigned char *page = malloc(t->page_size);
+	int fd = open(t->path, O_RDONLY | O_CLOEXEC);
+
+	if (!page || fd < 0) {
+		free(page);
+		if (fd >= 0)
+			close(fd);
+		return set_err(err, errlen, "%s: %s", t->path, page ? strerror(errno) : "out of memory");
+	}
+	for (int k = 0; k < t->nsections; k++) {
+		const struct cpu_section *cs = &t->sections[k];
+
+		for (u64 off = 0; off + t->page_size <= cs->size; off += t->page_size) {
+			struct ring_page pg;
+			const char *why;
+
+			if (read_at(fd, cs->offset + off, page, t->page_size))
+				break;
+			/* A corrupt page is the event reader's to judge, as libtracecmd reads it. */
+			if (!ring_page_load(&pg, page, t->page_size, t->page_long_size, t->big_endian, &why) &&
+			    pg.missed)
+				replay_missed(r, cs->cpu, pg.missed);
+		}
+	}
+	free(page);
+	close(fd);
+	return 0;
 }
 
 static int trace_replay_merged(struct trace_input *t, struct replay *r, bool progress, char *err,
@@ -847,7 +893,20 @@ static int trace_replay_merged(struct trace_input *t, struct replay *r, bool pro
 	if (!c.values)
 		return set_err(err, errlen, "out of memory");
 	c.last_progress = c.started;
-	tracecmd_follow_missed_events(t->handle, on_missed, &c);
+	/*
+	 * Lost events: libtracecmd reports them on a page's first record only when that is a
+	 * data event (kbuffer's rule), so a loss before a page that starts with a time extend
+	 * (the kernel writes one after a gap of 2^27 ns) goes unseen. When the file's pages can
+	 * be read, every page header is read instead, as the per-CPU reader does.
+	 */
+	if (!t->no_direct) {
+		if (missed_from_pages(t, r, err, errlen)) {
+			free(c.values);
+			return -1;
+		}
+	} else {
+		tracecmd_follow_missed_events(t->handle, on_missed, &c);
+	}
 	lib_enter("tracecmd_iterate_events");
 	ret = tracecmd_iterate_events(t->handle, NULL, 0, on_record, &c);
 	lib_leave();
@@ -869,10 +928,25 @@ int trace_replay(struct trace_input *t, struct replay *r, enum trace_reader read
 	r->have_counter = t->f_counter != NULL;
 	if (reader == READER_PERCPU && t->no_direct)
 		return set_err(err, errlen, "%s: --reader percpu: %s", t->path, t->no_direct);
-	if (reader != READER_MERGED && !t->no_direct)
+	if (reader != READER_MERGED && !t->no_direct) {
 		ret = trace_replay_percpu(t, r, threads, progress, err, errlen);
-	else
+		if (ret > 0 && reader == READER_PERCPU) {
+			snprintf(t->fallback, sizeof(t->fallback), "%s", err);
+			return set_err(err, errlen, "%s: --reader percpu: %s (use --reader merged)",
+				       t->path, t->fallback);
+		}
+		if (ret > 0) {
+			/* Not readable per CPU after all: start again with the merged iteration. */
+			snprintf(t->fallback, sizeof(t->fallback), "%s", err);
+			replay_free(r);
+			if (replay_init(r, t->ncpus, t->nitems))
+				return set_err(err, errlen, "out of memory");
+			r->have_counter = t->f_counter != NULL;
+			ret = trace_replay_merged(t, r, progress, err, errlen);
+		}
+	} else {
 		ret = trace_replay_merged(t, r, progress, err, errlen);
+	}
 	if (ret)
 		return ret;
 	for (int c = 0; c < r->ncpus; c++)

@@ -53,6 +53,7 @@ struct trace_input {
 	int page_long_size;
 	bool big_endian, native;	/* the file's byte order; whether it is this host's */
 	const char *no_direct;		/* NULL: the sections can be read directly */
+	char fallback[256];		/* why the per-CPU reader gave way to the merged one */
 };
 
 /*

@@ -44,8 +44,9 @@ struct cpu_job {
 	/* phase 1 */
 	struct rare *rare;
 	size_t nrare, cap;
-	u64 min_ts;
+	u64 min_ts, last_ts;
 	bool any;
+	u64 backwards_at;		/* file offset of a record earlier than the one before, or 0 */
 	/* the first error on this CPU, if any */
 	char err[512];
 	bool failed;
@@ -267,6 +268,9 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 			if (pc->phase == 1) {
 				if (!j->any || ev.ts < j->min_ts)
 					j->min_ts = ev.ts;
+				if (j->any && ev.ts < j->last_ts && !j->backwards_at)
+					j->backwards_at = (u64)(ev.data - pc->map);
+				j->last_ts = ev.ts;
 				j->any = true;
 				/* Most records are counts: only their type is read in this phase. */
 				if (!is_count) {
@@ -403,18 +407,36 @@ static void merge_tallies(struct replay *r, struct thread_out *o)
 		if (o->marker_incomplete[m])
 			r->marker[m].complete = false;
 	}
-	for (size_t k = 0; k < o->r.nlisted; k++) {
-		if (r->nlisted >= MAX_LISTED_BREAKS)
-			break;
-		if (!r->brk) {
-			r->brk = calloc(MAX_LISTED_BREAKS, sizeof(*r->brk));
-			if (!r->brk) {
-				r->brk_list_lost = true;
-				break;
-			}
-		}
-		r->brk[r->nlisted++] = o->r.brk[k];
+}
+
+/* Every thread's listed breaks in time order, the first MAX_LISTED_BREAKS kept. */
+static void merge_breaks(struct replay *r, struct thread_out *outs, int nthreads)
+{
+	size_t total = 0;
+	struct cont_break *all;
+
+	for (int i = 0; i < nthreads; i++)
+		total += outs[i].r.nlisted;
+	if (!total)
+		return;
+	all = calloc(total, sizeof(*all));
+	if (!all) {
+		r->brk_list_lost = true;
+		return;
 	}
+	total = 0;
+	for (int i = 0; i < nthreads; i++) {
+		if (!outs[i].r.nlisted)
+			continue;
+		memcpy(all + total, outs[i].r.brk, outs[i].r.nlisted * sizeof(*all));
+		total += outs[i].r.nlisted;
+	}
+	free(r->brk);
+	r->brk = all;
+	r->nlisted = total;
+	replay_sort_breaks(r);
+	if (r->nlisted > MAX_LISTED_BREAKS)
+		r->nlisted = MAX_LISTED_BREAKS;
 }
 
 int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bool progress,
@@ -424,16 +446,24 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 	struct thread_out *outs = NULL;
 	struct stat st;
 	size_t map_len = 0, nrare = 0, w = 0;
+	struct cpu_section *empty = NULL;
 	int fd, ret = -1, nthreads;
 
 	fd = open(t->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st))
-		return set_err(err, errlen, "%s: %s", t->path, strerror(errno));
+	if (fd < 0 || fstat(fd, &st)) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return set_err(err, errlen, "%s: %s", t->path, strerror(e));
+	}
 	map_len = (size_t)st.st_size;
 	pc.map = map_len ? mmap(NULL, map_len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
 	close(fd);
-	if (pc.map == MAP_FAILED)
-		return set_err(err, errlen, "%s: cannot map it: %s", t->path, strerror(errno));
+	if (pc.map == MAP_FAILED) {
+		set_err(err, errlen, "cannot map the file: %s", strerror(errno));
+		return 1;	/* the merged iteration can still read it */
+	}
 	for (int k = 0; k < t->nsections; k++)
 		if (t->sections[k].offset > map_len || t->sections[k].size > map_len - t->sections[k].offset) {
 			set_err(err, errlen, "%s: CPU %d's data lies past the end of the file",
@@ -443,18 +473,24 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 	madvise((void *)pc.map, map_len, MADV_SEQUENTIAL);
 	fast_count_layout(t, &pc.count);
 
-	pc.njobs = t->nsections;
+	/* A job for every CPU the file names: one without data still receives folds and markers. */
+	pc.njobs = t->ncpus;
 	pc.jobs = calloc((size_t)pc.njobs + 1, sizeof(*pc.jobs));
+	empty = calloc((size_t)pc.njobs + 1, sizeof(*empty));
 	nthreads = threads > 0 ? threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (nthreads > pc.njobs)
 		nthreads = pc.njobs;
 	if (nthreads < 1)
 		nthreads = 1;
 	outs = calloc((size_t)nthreads, sizeof(*outs));
-	if (!pc.jobs || !outs)
+	if (!pc.jobs || !outs || !empty)
 		goto oom;
-	for (int k = 0; k < pc.njobs; k++)
-		pc.jobs[k].sec = &t->sections[k];
+	for (int c = 0; c < pc.njobs; c++) {
+		empty[c].cpu = c;
+		pc.jobs[c].sec = &empty[c];
+	}
+	for (int k = 0; k < t->nsections; k++)
+		pc.jobs[t->sections[k].cpu].sec = &t->sections[k];
 	for (int i = 0; i < nthreads; i++) {
 		outs[i].r = *r;
 		outs[i].pc = &pc;
@@ -478,6 +514,17 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 	if (run_phase(&pc, outs, nthreads, 1))
 		goto job_error;
 
+	/*
+	 * The merge by (timestamp, CPU, position) is libtracecmd's order only when each CPU's time
+	 * never goes back; otherwise the merged iteration decides (it keeps each CPU's order).
+	 */
+	for (int k = 0; k < pc.njobs; k++)
+		if (pc.jobs[k].backwards_at) {
+			set_err(err, errlen, "CPU %d's timestamps go backwards (at file offset %llu)",
+				pc.jobs[k].sec->cpu, pc.jobs[k].backwards_at);
+			ret = 1;
+			goto out;
+		}
 	/* The rare points of all CPUs in merged order; the earliest timestamp for the histogram. */
 	for (int k = 0; k < pc.njobs; k++) {
 		nrare += pc.jobs[k].nrare;
@@ -531,6 +578,7 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 		goto job_error;
 	for (int i = 0; i < nthreads; i++)
 		merge_tallies(r, &outs[i]);
+	merge_breaks(r, outs, nthreads);
 	ret = 0;
 	goto out;
 
@@ -557,6 +605,7 @@ out:
 		for (int k = 0; k < pc.njobs; k++)
 			free(pc.jobs[k].rare);
 	free(pc.jobs);
+	free(empty);
 	free(pc.ext);
 	if (pc.map && pc.map != MAP_FAILED)
 		munmap((void *)pc.map, map_len);
