@@ -32,6 +32,7 @@ PRELOAD=${PRELOAD:-1}
 EVENTS=${EVENTS:-vmstat:vm_event_count vmstat:vm_event_fold vmstat:vm_event_untraced vmstat:vm_event_snapshot}
 WATCH_MS=${WATCH_MS:-20}            # ring buffer fill sampling interval (ringwatch)
 SETTLE=${SETTLE:-1}                 # seconds between enabling the events and snapshot 1
+PIN_PROBES=${PIN_PROBES:-1}         # 1: no code patching at trace-cmd's start and stop (below)
 HOTPLUG=${HOTPLUG:-0}               # 1: take CPUs offline and online again during the stress
 INJECT=${INJECT:-0}                 # N > 0: drop every Nth traced update (positive control)
 HOG_MB=${HOG_MB:-auto}              # the stress hog's size; auto: 1.5 x guest RAM
@@ -94,6 +95,7 @@ PRELOAD=$PRELOAD
 BUFFER_PERCENT=$BUFFER_PERCENT
 EVENTS=$EVENTS
 SETTLE=$SETTLE
+PIN_PROBES=$PIN_PROBES
 WATCH_MS=$WATCH_MS
 HOTPLUG=$HOTPLUG
 INJECT=$INJECT
@@ -116,10 +118,36 @@ fi
 event_args=
 for e in $EVENTS; do event_args="$event_args -e $e"; done
 echo "$BUFFER_PERCENT" >"$TRACING/buffer_percent" || fail "cannot set buffer_percent to $BUFFER_PERCENT"
-# Enabling or disabling an event rewrites its static-key sites with text_poke_bp() (~155 for
-# vm_event_count; sched_switch too, for comm recording). Under multi-threaded TCG a vCPU can
-# then trap on an int3 already replaced; the guest kernel survives it through kprobes'
-# recovery (CONFIG_KPROBES in base.config; README "Machine notes").
+# Enabling or disabling an event rewrites code with text_poke_bp(): its static key's sites
+# (~155 for vm_event_count) when its first probe comes or its last goes, and its static_call
+# site when the count of probes moves between 1 and 2 (a direct call to one probe, the
+# iterator for more). trace-cmd also registers the comm-recording probes on sched_switch and
+# sched_wakeup. Under QEMU 7.2's multi-threaded TCG a vCPU can execute an int3 such a rewrite
+# already replaced; kprobes' recovery (CONFIG_KPROBES) survives a single stale trap, but a vCPU
+# that keeps executing its stale copy, in __schedule with interrupts off, never answers the
+# patcher's IPI and the guest hangs (seen once in ~30 boots, at trace-cmd's stop).
+# PIN_PROBES=1 holds every tracepoint trace-cmd touches at two probes or more for the whole
+# run: two tracing instances, recording off, enable the events, and the first also
+# sched_switch and sched_wakeup (its comm recording adds the sched probes, which trace-cmd's
+# then only count). trace-cmd's start and stop then move 2 probes to 3 and back: the static
+# keys stay on, the static_call stays the iterator (static_call_update() to the same function
+# is a no-op), and no code is rewritten while the workload runs. The cost: two more probe
+# calls, each refused at once by an instance whose recording is off, per event.
+if [ "$PIN_PROBES" = 1 ]; then
+	for inst in percpu-vmstat-pin1 percpu-vmstat-pin2; do
+		d=$TRACING/instances/$inst
+		{ mkdir -p "$d" && echo 0 >"$d/tracing_on" && echo 4 >"$d/buffer_size_kb"; } ||
+			fail "cannot create the tracing instance $d"
+		for e in $EVENTS; do
+			echo 1 >"$d/events/${e%%:*}/${e#*:}/enable" || fail "cannot enable $e in $d"
+		done
+	done
+	for e in sched_switch sched_wakeup; do
+		echo 1 >"$TRACING/instances/percpu-vmstat-pin1/events/sched/$e/enable" ||
+			fail "cannot enable sched:$e in percpu-vmstat-pin1"
+	done
+	log "probes pinned: two instances hold the events (PIN_PROBES=1)"
+fi
 preload=
 [ "$PRELOAD" = 1 ] && preload=/usr/lib/percpu-vmstat/recorder_preload.so
 prio=
