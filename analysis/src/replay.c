@@ -283,7 +283,8 @@ void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 t
 }
 
 /* Checks an event's counter field against the replay, then moves the replay to it. */
-static void cont_check(struct replay *r, int cpu, int item, u64 replayed, const u64 *counter, u64 ts)
+static inline __attribute__((always_inline)) void cont_check(struct replay *r, int cpu, int item,
+							  u64 replayed, const u64 *counter, u64 ts)
 {
 	struct cpu_replay *s = &r->cpu[cpu];
 
