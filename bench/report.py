@@ -107,6 +107,9 @@ def main():
         "one_thread": {"seconds": t1_s, "events_per_sec": events_long / t1_s},
         "cat": {"seconds": c_s, "bytes": os.path.getsize(os.path.join(out, "trace-run", "trace.dat"))},
         "audit_vs_cat": a_s / c_s,
+        # The trace's bytes per recorded event (ring-buffer pages as saved, headers and padding
+        # included): 36-byte records with the counter field, 28 without.
+        "trace_bytes_per_event": os.path.getsize(os.path.join(out, "trace-run", "trace.dat")) / events_long,
         "goals": {"events_per_sec_60M": events_long / a_s >= 60e6, "within_4_5x_cat": a_s / c_s <= 4.5,
                   "50x_report_awk": pipe_s / a_s >= 50},
         "short_trace": {"events": events_short, "vmstat_audit_peak_rss_kb": s_kb,
@@ -150,6 +153,8 @@ def main():
               f"{'trace-cmd report | awk':34} {at['report_awk']['seconds']:9.2f} "
               f"{at['report_awk']['events_per_sec']:12.0f} {at['report_awk']['peak_rss_kb']:8d}KB",
               f"{'cat trace.dat > /dev/null':34} {at['cat']['seconds']:9.2f}",
+              f"trace.dat: {at['trace_bytes_per_event']:.1f} bytes per vm_event_count (the record is 36 bytes "
+              "with the counter field, 28 before it)",
               "",
               f"ratios: audit / cat {at['audit_vs_cat']:.1f}x (goal <= 4.5x: {ok(at['goals']['within_4_5x_cat'])}); "
               f"report|awk / audit {at['speedup']:.0f}x (goal >= 50x: {ok(at['goals']['50x_report_awk'])}); "
