@@ -128,6 +128,77 @@ void replay_free(struct replay *r);
 /* counter: the event's counter field (the value after the update), or NULL without one. */
 void replay_count(struct replay *r, int cpu, int item, long long delta, const u64 *counter, u64 ts,
 		  int pid);
+/*
+ * replay_count() for the one case that nearly every event is, inline, for a reader that hands
+ * one CPU's counts over in a run: a known item, between the snapshots, with a counter field
+ * that continues the replay, of the task whose run is being summed and has counted this item
+ * already, within the histogram bin of the previous event (or on a CPU without histogram).
+ * The cursor holds the CPU's state in locals and its per-event tallies until count_cursor_put;
+ * anything else goes to replay_count() (after the cursor hands its state back), so the result
+ * is replay_count()'s by construction, which tests/run-tests checks against the merged reader.
+ */
+struct count_cursor {
+	struct replay *r;
+	struct cpu_replay *s;
+	int cpu;
+	bool fast;			/* between the snapshots: the fast case is possible */
+	int run_pid;
+	u64 nitems, n;			/* n: counts taken since the last count_cursor_put() */
+	u64 *cur, *last_ts, *traced, *run_sum;
+	unsigned char *run_mark;
+	unsigned int *bin;		/* the current bin of item 0 (bins + bin_cur), or NULL */
+	u64 bin_lo, bin_hi;
+};
+
+static inline void count_cursor_get(struct count_cursor *c, struct replay *r, int cpu)
+{
+	struct cpu_replay *s = &r->cpu[cpu];
+
+	c->r = r;
+	c->s = s;
+	c->cpu = cpu;
+	c->n = 0;
+	c->nitems = (u64)r->nitems;
+	c->fast = s->phase == BETWEEN_SNAPS && (s->bins || cpu >= SVG_CPUS);
+	c->run_pid = s->run_pid;
+	c->cur = s->cur;
+	c->last_ts = s->last_ts;
+	c->traced = s->traced;
+	c->run_sum = s->run_sum;
+	c->run_mark = s->run_mark;
+	c->bin = s->bins ? s->bins + s->bin_cur : NULL;
+	c->bin_lo = s->bins ? s->bin_lo : 0;
+	c->bin_hi = s->bins ? s->bin_hi : ~0ULL;
+}
+
+static inline void count_cursor_put(struct count_cursor *c)
+{
+	c->s->events += c->n;
+	c->s->events_in_window += c->n;
+	c->r->events_checked += c->n;
+	c->n = 0;
+}
+
+static inline void count_cursor_count(struct count_cursor *c, u64 item, u64 delta, u64 counter,
+				      u64 ts, int pid)
+{
+	if (c->fast && item < c->nitems && pid == c->run_pid && c->run_mark[item] &&
+	    c->cur[item] + delta == counter && delta <= 0xffffffffu &&
+	    ts >= c->bin_lo && ts < c->bin_hi) {
+		c->n++;
+		c->cur[item] = counter;
+		c->last_ts[item] = ts;
+		c->traced[item] += delta;
+		c->run_sum[item] += delta;
+		if (c->bin)
+			c->bin[item * MAX_BINS] += (unsigned int)delta;
+		return;
+	}
+	count_cursor_put(c);
+	replay_count(c->r, c->cpu, item > 65535 ? -1 : (int)item, (long long)delta, &counter, ts, pid);
+	count_cursor_get(c, c->r, c->cpu);
+}
+
 /* Moves CPU's pending per-task sums into r->tasks (after its last record). */
 void replay_flush_tasks(struct replay *r, int cpu);
 void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, const u64 *counter, u64 ts);
