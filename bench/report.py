@@ -41,6 +41,19 @@ def faults(out, kind):
     return per_boot
 
 
+def record_bytes(out, kind):
+    """Bytes one vm_event_count takes in the ring buffer, from the format the guest saw: the
+    payload (common fields included, up to the end of the last field) after a 4-byte header,
+    rounded up to 4 bytes as the ring buffer stores it."""
+    fmt = glob.glob(os.path.join(out, f"pf-{kind}-0", "format"))
+    if not fmt:
+        return None
+    end = 0
+    for off, size in re.findall(r"offset:(\d+);\s*size:(\d+);", open(fmt[0], encoding="utf-8").read()):
+        end = max(end, int(off) + int(size))
+    return {"payload": end, "record": 4 + (end + 3) // 4 * 4}
+
+
 def ratios(num, den):
     r = [a / b for a, b in zip(num, den)]
     return {"median": statistics.median(r), "min": min(r), "max": max(r), "pairs": len(r)}
@@ -67,11 +80,17 @@ def main():
     res["percpu_ops"] = micro(out)
 
     unp, off, on = faults(out, "unpatched"), faults(out, "off"), faults(out, "on")
+    nof = faults(out, "onnofield")
     res["page_faults"] = {
         "faults_per_sec_median": {"unpatched": statistics.median(unp), "patched_off": statistics.median(off),
-                                  "patched_on": statistics.median(on)},
+                                  "patched_on": statistics.median(on),
+                                  "patched_on_without_counter_field": statistics.median(nof)},
         "patched_off_vs_unpatched": ratios(off, unp),
         "patched_on_vs_patched_off": ratios(on, off),
+        "without_counter_field_on_vs_patched_off": ratios(nof, off),
+        "patched_on_vs_without_counter_field_on": ratios(on, nof),
+        "record_bytes": {"with_counter_field": record_bytes(out, "on"),
+                         "without_counter_field": record_bytes(out, "onnofield")},
     }
     static = []
     for fn in SITES:
@@ -135,6 +154,17 @@ def main():
               f"patched, vm_event_count on:  {pf['faults_per_sec_median']['patched_on']:12.0f}   "
               f"ratio to tracing off {pf['patched_on_vs_patched_off']['median']:.3f} "
               f"(min {pf['patched_on_vs_patched_off']['min']:.3f}, max {pf['patched_on_vs_patched_off']['max']:.3f})",
+              f"  same, event without counter: {pf['faults_per_sec_median']['patched_on_without_counter_field']:10.0f}   "
+              f"ratio to tracing off {pf['without_counter_field_on_vs_patched_off']['median']:.3f} "
+              f"(min {pf['without_counter_field_on_vs_patched_off']['min']:.3f}, "
+              f"max {pf['without_counter_field_on_vs_patched_off']['max']:.3f})",
+              f"the counter field: tracing-on fault rate with / without it "
+              f"{pf['patched_on_vs_without_counter_field_on']['median']:.3f} "
+              f"(min {pf['patched_on_vs_without_counter_field_on']['min']:.3f}, "
+              f"max {pf['patched_on_vs_without_counter_field_on']['max']:.3f}); ring-buffer record "
+              + " vs ".join(f"{r['record']} bytes ({r['payload']} payload)" if r else "?" for r in
+                            (pf['record_bytes']['with_counter_field'], pf['record_bytes']['without_counter_field']))
+              + " (with vs without)",
               "", f"{'function':26} {'insns patched':>14} {'unpatched':>10}  counter update (patched | unpatched)"]
     for s in static:
         lines.append(f"{s['function']:26} {s['insns_patched']:14} {s['insns_unpatched']:10}  "
