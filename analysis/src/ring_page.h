@@ -166,8 +166,9 @@ static inline int ring_page_next(struct ring_page *p, struct ring_event *ev, con
  * is id, and whose time is below ts_limit. The run holds the page's position and time in
  * locals (nothing the caller stores can alias them) from ring_run_begin() to ring_run_end().
  * ring_run_next() takes the next event exactly as ring_page_next() would (its data returned,
- * the run's time moved to its time) when it is of that kind; otherwise nothing moves and NULL
- * says "read it with ring_page_next()". Needs type_off + 2 <= tl * 4.
+ * the run's time moved to its time) when it is of that kind and its time does not wrap past
+ * 2^64; otherwise nothing moves and NULL says "read it with ring_page_next()". Needs
+ * type_off + 2 <= tl * 4.
  */
 struct ring_run {
 	const unsigned char *data;
@@ -196,14 +197,17 @@ static inline const unsigned char *ring_run_next(struct ring_run *run, unsigned 
 	const unsigned char *e = run->data + run->pos;
 	unsigned int w;
 	unsigned short type;
+	u64 ts;
 
 	if (run->size - run->pos < 4 + tl * 4)
 		return NULL;
 	memcpy(&w, e, 4);
 	memcpy(&type, e + 4 + type_off, 2);
-	if ((w & 31) != tl || type != id || run->ts + (w >> 5) >= ts_limit)
+	/* A time that wraps past 2^64 (corrupt) is left to the general path to judge. */
+	if ((w & 31) != tl || type != id || __builtin_add_overflow(run->ts, w >> 5, &ts) ||
+	    ts >= ts_limit)
 		return NULL;
-	run->ts += w >> 5;
+	run->ts = ts;
 	run->pos += 4 + tl * 4;
 	return e + 4;
 }

@@ -64,7 +64,7 @@ struct count_layout {
 	bool series;			/* int item, long delta, unsigned long counter (64-bit) */
 	/*
 	 * fixed_tl: the series' records as the ring buffer stores them on a little-endian
-	 * machine (type_len = data bytes / 4), read by ring_page_next_fixed(); 0: never.
+	 * machine (type_len = data bytes / 4), read by ring_run_next(); 0: never.
 	 */
 	unsigned int fixed_tl;
 };
@@ -222,12 +222,15 @@ static void fast_count_layout(const struct trace_input *t, struct count_layout *
 		l->fixed_tl = (l->min_size + 3) / 4;
 }
 
-/* The time of the next rare point from ext on that concerns cpu (~0: none). */
-static size_t next_concerning(const struct percpu *pc, size_t ext, int cpu, u64 *ts)
+/*
+ * The next rare point from ext on that concerns cpu: its index, and in *have whether there is
+ * one (any time, 2^64-1 included, is a rare point's time: no time can stand for "none").
+ */
+static size_t next_concerning(const struct percpu *pc, size_t ext, int cpu, bool *have)
 {
 	while (pc->ext && pc->ext[ext].v.kind != REC_OTHER && !concerns(&pc->ext[ext], cpu))
 		ext++;
-	*ts = pc->ext && pc->ext[ext].v.kind != REC_OTHER ? pc->ext[ext].ts : ~0ULL;
+	*have = pc->ext && pc->ext[ext].v.kind != REC_OTHER;
 	return ext;
 }
 
@@ -242,12 +245,13 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 	const struct count_layout *cl = &pc->count;
 	struct cpu_replay *s = &o->r.cpu[sec->cpu];
 	int cpu = sec->cpu, id_count = t->id_count;
-	u64 ord = 0, npages = sec->size / t->page_size, next_ts = ~0ULL, records = 0;
+	u64 ord = 0, npages = sec->size / t->page_size, records = 0;
+	bool have_next = false;
 	size_t ext = 0, host_page = (size_t)sysconf(_SC_PAGESIZE), done = sec->offset;
 	struct vm_record v;
 
 	if (pc->phase == 2)
-		ext = next_concerning(pc, 0, cpu, &next_ts);
+		ext = next_concerning(pc, 0, cpu, &have_next);
 	for (u64 k = 0; k < npages && !atomic_load_explicit(&pc->stop, memory_order_relaxed); k++) {
 		u64 page_off = sec->offset + k * t->page_size;
 		const unsigned char *page = pc->map + page_off;
@@ -274,7 +278,8 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 				/*
 				 * The run of counts up to the next record of any other kind or
 				 * the next rare point (phase 2), without the general parser.
-				 * Times only grow inside it: in phase 1 its first record is the
+				 * Times only grow inside it (ring_run_next() ends it before a time
+				 * that would wrap past 2^64): in phase 1 its first record is the
 				 * only one that can be earlier than what came before.
 				 */
 				/* In locals: the stores below cannot alias them. */
@@ -308,7 +313,8 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 					struct count_cursor c;
 
 					count_cursor_get(&c, &o->r, cpu);
-					const u64 limit = next_ts;
+					/* A record at the next rare point's time or later goes the general way. */
+					const u64 limit = have_next ? pc->ext[ext].ts : ~0ULL;
 
 					while ((d = ring_run_next(&run, tl, type_off, id, limit))) {
 						u64 item, delta, counter;
@@ -357,10 +363,10 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 				continue;
 			}
 			/* Phase 2: the rare points before this record, then the record. */
-			while (ev.ts >= next_ts &&
+			while (have_next && ev.ts >= pc->ext[ext].ts &&
 			       key_cmp(pc->ext[ext].ts, pc->ext[ext].cpu, pc->ext[ext].ord, ev.ts, cpu, ord) < 0) {
 				apply_rare(o, &pc->ext[ext], cpu);
-				ext = next_concerning(pc, ext + 1, cpu, &next_ts);
+				ext = next_concerning(pc, ext + 1, cpu, &have_next);
 			}
 			records++;
 			s->seen = true;
@@ -418,7 +424,7 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 	if (pc->phase == 2) {
 		o->r.records += records;
 		replay_flush_tasks(&o->r, cpu);
-		for (; next_ts != ~0ULL; ext = next_concerning(pc, ext + 1, cpu, &next_ts))
+		for (; have_next; ext = next_concerning(pc, ext + 1, cpu, &have_next))
 			apply_rare(o, &pc->ext[ext], cpu);
 	}
 	return 0;
