@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * khugeshare: give khugepaged a range whose pages are shared with a fork child.
+ *
+ * A 2 MB-aligned range is faulted in 4 KiB pages (MADV_NOHUGEPAGE), a child is
+ * forked and sleeps (every page is now mapped twice, copy-on-write), then the
+ * parent marks the range MADV_HUGEPAGE, which registers the mm with khugepaged.
+ * khugepaged's scan of the range (hpage_collapse_scan_pmd() in
+ * mm/khugepaged.c) meets shared PTEs: with
+ * /sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_shared at 0 it gives
+ * up on the range and counts thp_scan_exceed_share_pte. The parent waits for
+ * the counter to move (or --seconds) and ends the child.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define HPAGE (2UL << 20)
+#define RANGES 4
+
+/* A /proc/vmstat counter, or -1 when it cannot be read. */
+static long long vmstat(const char *name)
+{
+	char line[256];
+	long long v = -1;
+	size_t n = strlen(name);
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ' ') {
+			v = atoll(line + n + 1);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seconds", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long long before = vmstat("thp_scan_exceed_share_pte"), now = before;
+	int seconds = 10, c, waited = 0;
+	char *raw, *p, *end;
+	pid_t child;
+
+	while ((c = getopt_long(argc, argv, "s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			errno = 0;
+			seconds = (int)strtol(optarg, &end, 10);
+			if (errno || *end || seconds < 1 || seconds > 3600) {
+				fprintf(stderr, "khugeshare: --seconds %s: give a number from 1 to 3600\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			printf("usage: khugeshare [--seconds N]\n"
+			       "Offers khugepaged ranges whose 4 KiB pages a fork child shares, and waits "
+			       "up to N seconds (default 10) for thp_scan_exceed_share_pte to move.\n");
+			return 0;
+		default:
+			fprintf(stderr, "usage: khugeshare [--seconds N] (--help)\n");
+			return 2;
+		}
+	}
+	raw = mmap(NULL, (RANGES + 1) * HPAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED) {
+		fprintf(stderr, "khugeshare: mmap: %s\n", strerror(errno));
+		return 1;
+	}
+	p = (char *)(((unsigned long)raw + HPAGE - 1) & ~(HPAGE - 1));
+	if (madvise(p, RANGES * HPAGE, MADV_NOHUGEPAGE))
+		fprintf(stderr, "khugeshare: MADV_NOHUGEPAGE: %s\n", strerror(errno));
+	memset(p, 0x5a, RANGES * HPAGE);
+	child = fork();
+	if (child < 0) {
+		fprintf(stderr, "khugeshare: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (child == 0) {
+		pause();	/* holds the shared pages until the parent ends it */
+		_exit(0);
+	}
+	if (madvise(p, RANGES * HPAGE, MADV_HUGEPAGE))
+		fprintf(stderr, "khugeshare: MADV_HUGEPAGE: %s\n", strerror(errno));
+	while (waited < 10 * seconds && (now = vmstat("thp_scan_exceed_share_pte")) == before) {
+		usleep(100 * 1000);
+		waited++;
+	}
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	printf("khugeshare: /proc/vmstat thp_scan_exceed_share_pte +%lld after %.1f s\n",
+	       now - before, waited / 10.0);
+	return 0;
+}
