@@ -182,10 +182,17 @@ snapshot() {
 snapshot 1
 log "snapshot 1 taken; running: $WORKLOAD"
 
+# The positive control: the fault-injection framework's fail_vm_event_update (patch 0007)
+# fails every INJECT-th traced update (interval INJECT, probability 100, no limit on times,
+# nothing printed); lost_delta is the shortfall the audit must find.
+FAIL_DBG=/sys/kernel/debug/fail_vm_event_update
 if [ "$INJECT" -gt 0 ]; then
-	[ -w "$VMSTAT_DBG/inject_lost_every" ] || fail "INJECT=$INJECT but the kernel has no CONFIG_VM_EVENT_LOSS_INJECTION"
-	before=$(cat "$VMSTAT_DBG/injected_lost_delta")
-	echo "$INJECT" >"$VMSTAT_DBG/inject_lost_every"
+	[ -w "$FAIL_DBG/interval" ] || fail "INJECT=$INJECT but the kernel has no CONFIG_FAIL_VM_EVENT_UPDATE (patches/config/fault-injection.config)"
+	before=$(cat "$FAIL_DBG/lost_delta")
+	echo 0 >"$FAIL_DBG/verbose"
+	echo -1 >"$FAIL_DBG/times"
+	echo "$INJECT" >"$FAIL_DBG/interval"
+	echo 100 >"$FAIL_DBG/probability"
 fi
 
 # CPU hotplug: cycle every CPU but 0 offline and online again until the stress ends (at least
@@ -256,8 +263,8 @@ for c in /sys/devices/system/cpu/cpu[1-9]*; do
 done
 
 if [ "$INJECT" -gt 0 ]; then
-	echo 0 >"$VMSTAT_DBG/inject_lost_every"
-	after=$(cat "$VMSTAT_DBG/injected_lost_delta")
+	echo 0 >"$FAIL_DBG/probability"
+	after=$(cat "$FAIL_DBG/lost_delta")
 	echo $((after - before)) >"$OUT/injected-lost-delta.txt"
 	log "injected: $((after - before)) lost"
 fi
