@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target over the per-CPU reader (trace_percpu.c): the first byte picks the
- * kernel's long size, byte order and page size, the rest is one ring-buffer page. Every event
+ * kernel's long size, byte order, page size and the snapshot's array layout (the series'
+ * __array or the earlier __dynamic_array), the rest is one ring-buffer page. Every event
  * the page reader returns must lie inside the page's committed data and each step must move
  * forward; every event is then decoded as the audit decodes it (vm_event_count,
  * vm_event_fold, vm_event_untraced, vm_event_snapshot and ftrace:print with the field layout
@@ -57,6 +58,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	long_size = data[0] & 1 ? 4 : 8;
+	/* The snapshot's counters: fixed, right after the tag, or a dynamic array's locator. */
+	struct tep_format_field f_events_fixed = F("events", 12, 93 * long_size, TEP_FIELD_IS_ARRAY);
+
+	if (data[0] & 16)
+		t.f_events = &f_events_fixed;
 	big = data[0] & 2;
 	page_size = page_sizes[(data[0] >> 2) & 3];
 	t.big_endian = big;

@@ -166,11 +166,171 @@ void free_vmstat(struct vmstat_file *v)
 	memset(v, 0, sizeof(*v));
 }
 
+/* Appends to a growing array of elements of size sz; 0, or -1 when out of memory. */
+static int grow(void *arrp, size_t *cap, size_t n, size_t sz)
+{
+	void **arr = arrp;
+	size_t ncap, bytes;
+	void *na;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 128;
+	if (__builtin_mul_overflow(ncap, sz, &bytes))
+		return -1;
+	na = realloc(*arr, bytes);
+	if (!na)
+		return -1;
+	*arr = na;
+	*cap = ncap;
+	return 0;
+}
+
+static int parse_cpu_word(const char *w, int *cpu)
+{
+	unsigned long long v;
+
+	if (strncmp(w, "cpu", 3) || parse_u64(w + 3, &v) || v > 4096)
+		return -1;
+	*cpu = (int)v;
+	return 0;
+}
+
 /*
- * The table the kernel prints:
- *   tag 1
+ * The layout of the kernel since the series' per-line snapshot file: after
+ * "tag N", one line per CPU and item, CPU by CPU, each CPU listing the same
+ * items in the same order:
+ *   cpu0 pgpgin 12
+ *   cpu0 pgpgout 0
+ *   ...
+ *   cpu1 pgpgin 34
+ * Called with the first such line in [start, start + n), at line lineno.
+ */
+static int parse_snapshot_lines(const char *buf, size_t len, size_t pos, const char *start,
+				size_t n, size_t lineno, struct snapshot_table *out, char *err,
+				size_t errlen)
+{
+	size_t wcap = 0, nw, ccap = 0, icap = 0, lcap = 0, fcap = 0, nflat = 0, idx = 0, bytes;
+	size_t first_line_of_cpu = lineno;
+	unsigned long long *flat = NULL, v;
+	char **words = NULL, *tmp = NULL;
+	int rc = 0, cpu;
+
+	do {
+		tmp = dup_line(start, n);
+		if (!tmp) {
+			rc = set_err(err, errlen, "out of memory");
+			goto out;
+		}
+		nw = split_words(tmp, &words, &wcap);
+		if (nw == (size_t)-1) {
+			rc = set_err(err, errlen, "out of memory");
+			goto out;
+		}
+		if (nw == 0)
+			goto next;
+		if (nw != 3 || parse_cpu_word(words[0], &cpu) || parse_u64(words[2], &v)) {
+			rc = set_err(err, errlen, "line %zu is not 'cpuN item count'", lineno);
+			goto out;
+		}
+		if (out->ncpus == 0 || cpu != out->cpus[out->ncpus - 1]) {
+			/* A new CPU's lines: the previous one must have listed every item. */
+			if (out->ncpus > 1 && idx != out->nitems) {
+				rc = set_err(err, errlen, "line %zu: cpu%d lists %zu of the %zu items cpu%d lists "
+					     "(its lines start at line %zu)", lineno, out->cpus[out->ncpus - 1],
+					     idx, out->nitems, out->cpus[0], first_line_of_cpu);
+				goto out;
+			}
+			for (size_t c = 0; c < out->ncpus; c++) {
+				if (out->cpus[c] == cpu) {
+					rc = set_err(err, errlen, "line %zu: cpu%d again, after other CPUs' lines",
+						     lineno, cpu);
+					goto out;
+				}
+			}
+			if (grow(&out->cpus, &ccap, out->ncpus, sizeof(*out->cpus))) {
+				rc = set_err(err, errlen, "out of memory");
+				goto out;
+			}
+			out->cpus[out->ncpus++] = cpu;
+			idx = 0;
+			first_line_of_cpu = lineno;
+		}
+		if (out->ncpus == 1) {
+			/* The first CPU's lines name the items. */
+			for (size_t j = 0; j < out->nitems; j++) {
+				if (!strcmp(out->names[j], words[1])) {
+					rc = set_err(err, errlen, "line %zu repeats '%.64s' (line %zu)", lineno,
+						     words[1], out->lines[j]);
+					goto out;
+				}
+			}
+			if (grow(&out->names, &icap, out->nitems, sizeof(*out->names)) ||
+			    grow(&out->lines, &lcap, out->nitems, sizeof(*out->lines))) {
+				rc = set_err(err, errlen, "out of memory");
+				goto out;
+			}
+			out->names[out->nitems] = strdup(words[1]);
+			if (!out->names[out->nitems]) {
+				rc = set_err(err, errlen, "out of memory");
+				goto out;
+			}
+			out->lines[out->nitems++] = lineno;
+		} else if (idx >= out->nitems || strcmp(out->names[idx], words[1])) {
+			rc = set_err(err, errlen, "line %zu: cpu%d has '%.64s' where cpu%d has %s%.64s%s",
+				     lineno, cpu, words[1], out->cpus[0], idx < out->nitems ? "'" : "",
+				     idx < out->nitems ? out->names[idx] : "no more items",
+				     idx < out->nitems ? "'" : "");
+			goto out;
+		}
+		if (grow(&flat, &fcap, nflat, sizeof(*flat))) {
+			rc = set_err(err, errlen, "out of memory");
+			goto out;
+		}
+		flat[nflat++] = v;
+		idx++;
+next:
+		free(tmp);
+		tmp = NULL;
+		lineno++;
+	} while (next_line(buf, len, &pos, &start, &n));
+	if (out->ncpus > 1 && idx != out->nitems) {
+		rc = set_err(err, errlen, "the end: cpu%d lists %zu of the %zu items cpu%d lists "
+			     "(its lines start at line %zu)", out->cpus[out->ncpus - 1], idx,
+			     out->nitems, out->cpus[0], first_line_of_cpu);
+		goto out;
+	}
+	if (out->nitems == 0) {
+		rc = set_err(err, errlen, "no 'cpuN item count' lines");
+		goto out;
+	}
+	/* Block by block (CPU-major) into the table's item-major layout. */
+	if (__builtin_mul_overflow(out->nitems, out->ncpus, &bytes) ||
+	    __builtin_mul_overflow(bytes, sizeof(*out->values), &bytes)) {
+		rc = set_err(err, errlen, "table too large");
+		goto out;
+	}
+	out->values = malloc(bytes);
+	if (!out->values) {
+		rc = set_err(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t c = 0; c < out->ncpus; c++)
+		for (size_t j = 0; j < out->nitems; j++)
+			out->values[j * out->ncpus + c] = flat[c * out->nitems + j];
+out:
+	free(tmp);
+	free(words);
+	free(flat);
+	return rc;
+}
+
+/*
+ * The two layouts the kernel has printed: after "tag N", either a table
  *   item        cpu0   cpu1
  *   pgpgin      12     34
+ * (the series before its per-line file, and the committed fixtures), or one
+ * line per CPU and item (parse_snapshot_lines()).
  */
 int parse_snapshot_table(const char *buf, size_t len, struct snapshot_table *out,
 			 char *err, size_t errlen)
@@ -210,8 +370,12 @@ int parse_snapshot_table(const char *buf, size_t len, struct snapshot_table *out
 		goto out;
 	}
 	nw = split_words(tmp, &words, &wcap);
+	if (nw != (size_t)-1 && nw >= 1 && !strncmp(words[0], "cpu", 3)) {
+		rc = parse_snapshot_lines(buf, len, pos, start, n, 2, out, err, errlen);
+		goto out;
+	}
 	if (nw == (size_t)-1 || nw < 2 || strcmp(words[0], "item")) {
-		rc = set_err(err, errlen, "line 2 is not the header 'item cpu0 ...'");
+		rc = set_err(err, errlen, "line 2 is neither the header 'item cpu0 ...' nor 'cpuN item count'");
 		goto out;
 	}
 	out->ncpus = nw - 1;

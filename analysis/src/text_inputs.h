@@ -18,7 +18,7 @@ struct vmstat_file {
 struct snapshot_table {
 	unsigned int tag;
 	size_t ncpus, nitems;
-	int *cpus;			/* ncpus CPU numbers, as the header names them */
+	int *cpus;			/* ncpus CPU numbers, in the file's order */
 	char **names;			/* nitems item names */
 	size_t *lines;			/* nitems line numbers (1-based), for messages */
 	unsigned long long *values;	/* nitems x ncpus, row by row */

@@ -581,8 +581,9 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	if (!ok)
 		return set_err(err, errlen, "%s: a vmstat event lacks a field this tool reads "
 			    "(item, delta, cpu, value, tag, events, buf, common_type, common_pid)", path);
-	if (!(t->f_events->flags & TEP_FIELD_IS_DYNAMIC))
-		return set_err(err, errlen, "%s: vm_event_snapshot.events is not a dynamic array", path);
+	/* __array() since the series made the snapshot's size fixed; __dynamic_array() before. */
+	if (!(t->f_events->flags & (TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_ARRAY)))
+		return set_err(err, errlen, "%s: vm_event_snapshot.events is not an array", path);
 	if (load_item_names(t, count, err, errlen))
 		return -1;
 
@@ -666,6 +667,20 @@ static const unsigned char *dynamic_payload(struct trace_input *t, const struct 
 	return data + off;
 }
 
+/* An array field's payload, fixed (__array) or dynamic, bounds-checked. */
+static const unsigned char *static_or_dynamic_payload(struct trace_input *t,
+						      const struct tep_format_field *f,
+						      const unsigned char *data, unsigned int size,
+						      size_t *len)
+{
+	if (f->flags & TEP_FIELD_IS_DYNAMIC)
+		return dynamic_payload(t, f, data, size, len);
+	if (f->offset < 0 || f->size < 0 || (size_t)f->offset + (size_t)f->size > (size_t)size)
+		return NULL;
+	*len = (size_t)f->size;
+	return data + f->offset;
+}
+
 static int bad_record(struct trace_input *t, int cpu, u64 where, const char *what, char *err,
 		      size_t errlen)
 {
@@ -732,7 +747,7 @@ int decode_record(struct trace_input *t, const unsigned char *data, unsigned int
 		const unsigned char *p;
 		size_t len, n;
 
-		p = dynamic_payload(t, t->f_events, data, size, &len);
+		p = static_or_dynamic_payload(t, t->f_events, data, size, &len);
 		if (read_num(t, t->f_tag, data, size, &a) || !p || len % (size_t)t->long_size)
 			return bad_record(t, cpu, where, "vm_event_snapshot", err, errlen);
 		n = len / (size_t)t->long_size;
