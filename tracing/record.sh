@@ -183,16 +183,18 @@ snapshot 1
 log "snapshot 1 taken; running: $WORKLOAD"
 
 # The positive control: the fault-injection framework's fail_vm_event_update (patch 0007)
-# fails every INJECT-th traced update (interval INJECT, probability 100, no limit on times,
-# nothing printed); lost_delta is the shortfall the audit must find.
+# fails every INJECT-th traced update (interval INJECT, probability 100, no limit on times;
+# it never prints); lost_delta is the shortfall the audit must find. Each write is checked:
+# a write that failed would leave the default times=1, one drop, and a test still passing.
 FAIL_DBG=/sys/kernel/debug/fail_vm_event_update
 if [ "$INJECT" -gt 0 ]; then
 	[ -w "$FAIL_DBG/interval" ] || fail "INJECT=$INJECT but the kernel has no CONFIG_FAIL_VM_EVENT_UPDATE (patches/config/fault-injection.config)"
-	before=$(cat "$FAIL_DBG/lost_delta")
-	echo 0 >"$FAIL_DBG/verbose"
-	echo -1 >"$FAIL_DBG/times"
-	echo "$INJECT" >"$FAIL_DBG/interval"
-	echo 100 >"$FAIL_DBG/probability"
+	if ! before=$(cat "$FAIL_DBG/lost_delta") || ! before_n=$(cat "$FAIL_DBG/lost_updates"); then
+		fail "cannot read $FAIL_DBG/lost_delta or lost_updates"
+	fi
+	for kv in times=-1 interval="$INJECT" probability=100; do
+		echo "${kv#*=}" >"$FAIL_DBG/${kv%%=*}" || fail "cannot write ${kv#*=} to $FAIL_DBG/${kv%%=*}"
+	done
 fi
 
 # CPU hotplug: cycle every CPU but 0 offline and online again until the stress ends (at least
@@ -263,14 +265,22 @@ for c in /sys/devices/system/cpu/cpu[1-9]*; do
 done
 
 if [ "$INJECT" -gt 0 ]; then
-	echo 0 >"$FAIL_DBG/probability"
-	after=$(cat "$FAIL_DBG/lost_delta")
-	echo $((after - before)) >"$OUT/injected-lost-delta.txt"
-	log "injected: $((after - before)) lost"
+	echo 0 >"$FAIL_DBG/probability" || fail "cannot switch the injection off"
 fi
 
 snapshot 2
 log "snapshot 2 taken; stopping trace-cmd"
+# Read after snapshot 2, not before: a CPU that saw probability 100 may still be inside its
+# interrupts-off update, its drop not yet counted. The snapshot's IPI runs on every CPU only
+# after such a section ends, so every drop it includes is counted by now.
+if [ "$INJECT" -gt 0 ]; then
+	if ! after=$(cat "$FAIL_DBG/lost_delta") || ! after_n=$(cat "$FAIL_DBG/lost_updates"); then
+		fail "cannot read $FAIL_DBG/lost_delta or lost_updates"
+	fi
+	echo $((after - before)) >"$OUT/injected-lost-delta.txt"
+	echo $((after_n - before_n)) >"$OUT/injected-lost-updates.txt"
+	log "injected: $((after_n - before_n)) updates dropped, $((after - before)) counts lost"
+fi
 kill -INT "$tc"
 wait "$tc"
 tc_rc=$?
