@@ -59,7 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	long_size = data[0] & 1 ? 4 : 8;
 	/* The snapshot's counters: fixed, right after the tag, or a dynamic array's locator. */
-	struct tep_format_field f_events_fixed = F("events", 12, 93 * long_size, TEP_FIELD_IS_ARRAY);
+	struct tep_format_field f_events_fixed = F("events", long_size == 8 ? 16 : 12, 93 * long_size,
+						   TEP_FIELD_IS_ARRAY);
 
 	if (data[0] & 16)
 		t.f_events = &f_events_fixed;

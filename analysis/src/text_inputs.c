@@ -166,24 +166,25 @@ void free_vmstat(struct vmstat_file *v)
 	memset(v, 0, sizeof(*v));
 }
 
-/* Appends to a growing array of elements of size sz; 0, or -1 when out of memory. */
-static int grow(void *arrp, size_t *cap, size_t n, size_t sz)
+/*
+ * Room for element n of an array of elements of size sz: returns the array,
+ * reallocated (doubling *cap) when full, or NULL when out of memory (the old
+ * array is then still valid). The caller assigns it back to its typed pointer.
+ */
+static void *grow(void *arr, size_t *cap, size_t n, size_t sz)
 {
-	void **arr = arrp;
 	size_t ncap, bytes;
 	void *na;
 
 	if (n < *cap)
-		return 0;
+		return arr;
 	ncap = *cap ? *cap * 2 : 128;
 	if (__builtin_mul_overflow(ncap, sz, &bytes))
-		return -1;
-	na = realloc(*arr, bytes);
-	if (!na)
-		return -1;
-	*arr = na;
-	*cap = ncap;
-	return 0;
+		return NULL;
+	na = realloc(arr, bytes);
+	if (na)
+		*cap = ncap;
+	return na;
 }
 
 static int parse_cpu_word(const char *w, int *cpu)
@@ -214,6 +215,7 @@ static int parse_snapshot_lines(const char *buf, size_t len, size_t pos, const c
 	size_t first_line_of_cpu = lineno;
 	unsigned long long *flat = NULL, v;
 	char **words = NULL, *tmp = NULL;
+	void *p;
 	int rc = 0, cpu;
 
 	do {
@@ -248,10 +250,11 @@ static int parse_snapshot_lines(const char *buf, size_t len, size_t pos, const c
 					goto out;
 				}
 			}
-			if (grow(&out->cpus, &ccap, out->ncpus, sizeof(*out->cpus))) {
+			if (!(p = grow(out->cpus, &ccap, out->ncpus, sizeof(*out->cpus)))) {
 				rc = set_err(err, errlen, "out of memory");
 				goto out;
 			}
+			out->cpus = p;
 			out->cpus[out->ncpus++] = cpu;
 			idx = 0;
 			first_line_of_cpu = lineno;
@@ -265,11 +268,16 @@ static int parse_snapshot_lines(const char *buf, size_t len, size_t pos, const c
 					goto out;
 				}
 			}
-			if (grow(&out->names, &icap, out->nitems, sizeof(*out->names)) ||
-			    grow(&out->lines, &lcap, out->nitems, sizeof(*out->lines))) {
+			if (!(p = grow(out->names, &icap, out->nitems, sizeof(*out->names)))) {
 				rc = set_err(err, errlen, "out of memory");
 				goto out;
 			}
+			out->names = p;
+			if (!(p = grow(out->lines, &lcap, out->nitems, sizeof(*out->lines)))) {
+				rc = set_err(err, errlen, "out of memory");
+				goto out;
+			}
+			out->lines = p;
 			out->names[out->nitems] = strdup(words[1]);
 			if (!out->names[out->nitems]) {
 				rc = set_err(err, errlen, "out of memory");
@@ -283,10 +291,11 @@ static int parse_snapshot_lines(const char *buf, size_t len, size_t pos, const c
 				     idx < out->nitems ? "'" : "");
 			goto out;
 		}
-		if (grow(&flat, &fcap, nflat, sizeof(*flat))) {
+		if (!(p = grow(flat, &fcap, nflat, sizeof(*flat)))) {
 			rc = set_err(err, errlen, "out of memory");
 			goto out;
 		}
+		flat = p;
 		flat[nflat++] = v;
 		idx++;
 next:

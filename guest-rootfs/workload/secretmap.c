@@ -14,8 +14,8 @@
  * only decides when.
  *
  * Needs CONFIG_SECRETMEM and, on 6.1, secretmem.enable=1 on the kernel
- * command line, and the right to raise RLIMIT_MEMLOCK (root). Exit 0 when a level-3 split was seen, 1 when not, 2 on a
- * usage or system error.
+ * command line, and the right to raise RLIMIT_MEMLOCK (root). Exit 0 when a
+ * level-3 split was seen, 1 when not, 2 on a usage or system error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -119,7 +119,8 @@ int main(int argc, char **argv)
 	l2_before = vmstat("direct_map_level2_splits");
 	l3_before = vmstat("direct_map_level3_splits");
 	if (l2_before < 0 || l3_before < 0) {
-		fprintf(stderr, "secretmap: no direct_map_level*_splits in /proc/vmstat (needs x86 with CONFIG_X86_64 or PAE)\n");
+		fprintf(stderr, "secretmap: no direct_map_level*_splits in /proc/vmstat "
+			"(needs x86 with CONFIG_X86_64 or PAE)\n");
 		return 2;
 	}
 	/*
@@ -130,14 +131,14 @@ int main(int argc, char **argv)
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 
 	if (setrlimit(RLIMIT_MEMLOCK, &unlimited)) {
-		fprintf(stderr, "secretmap: raising RLIMIT_MEMLOCK: %s (secret memory counts against it; run as root)\n",
-			strerror(errno));
+		fprintf(stderr, "secretmap: raising RLIMIT_MEMLOCK: %s "
+			"(secret memory counts against it; run as root)\n", strerror(errno));
 		return 2;
 	}
 	fd = syscall(SYS_memfd_secret, 0);
 	if (fd < 0) {
-		fprintf(stderr, "secretmap: memfd_secret: %s (needs CONFIG_SECRETMEM and secretmem.enable=1 on the kernel command line)\n",
-			strerror(errno));
+		fprintf(stderr, "secretmap: memfd_secret: %s (needs CONFIG_SECRETMEM and "
+			"secretmem.enable=1 on the kernel command line)\n", strerror(errno));
 		return 2;
 	}
 	if (ftruncate(fd, (off_t)max_mb << 20)) {
@@ -161,7 +162,8 @@ int main(int argc, char **argv)
 			break;
 	}
 	print_direct_map("after");
-	printf("secretmap: %lu MB of secret memory mapped: direct_map_level3_splits +%lld, direct_map_level2_splits +%lld\n",
+	printf("secretmap: %lu MB of secret memory mapped: direct_map_level3_splits +%lld, "
+	       "direct_map_level2_splits +%lld\n",
 	       done >> 20, l3 - l3_before, vmstat("direct_map_level2_splits") - l2_before);
 	munmap(map, max_mb << 20);
 	close(fd);
