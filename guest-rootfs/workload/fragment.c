@@ -24,24 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A /proc/meminfo value in kB, or -1 when it cannot be read. */
-static long long meminfo_kb(const char *name)
-{
-	char line[256];
-	long long v = -1;
-	size_t n = strlen(name);
-	FILE *f = fopen("/proc/meminfo", "r");
+#include "procfs.h"
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ':') {
-			v = atoll(line + n + 1);
-			break;
-		}
-	fclose(f);
-	return v;
-}
 
 static int parse_count(const char *opt, const char *arg, unsigned long max, unsigned long *out)
 {

@@ -27,6 +27,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "procfs.h"
+
 #define HPAGE (2UL << 20)
 #define RANGES 4
 
@@ -34,24 +36,6 @@
 #define MADV_PAGEOUT 21
 #endif
 
-/* A /proc/vmstat counter, or -1 when it cannot be read. */
-static long long vmstat(const char *name)
-{
-	char line[256];
-	long long v = -1;
-	size_t n = strlen(name);
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ' ') {
-			v = atoll(line + n + 1);
-			break;
-		}
-	fclose(f);
-	return v;
-}
 
 int main(int argc, char **argv)
 {

@@ -28,30 +28,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "procfs.h"
+
 #ifndef SYS_memfd_secret
 #define SYS_memfd_secret 447	/* x86_64, arm64 and riscv64 alike */
 #endif
 
 #define CHUNK (16UL << 20)
 
-/* A /proc/vmstat counter, or -1 when it cannot be read. */
-static long long vmstat(const char *name)
-{
-	char line[256];
-	long long v = -1;
-	size_t n = strlen(name);
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ' ') {
-			v = atoll(line + n + 1);
-			break;
-		}
-	fclose(f);
-	return v;
-}
 
 static void print_direct_map(const char *when)
 {

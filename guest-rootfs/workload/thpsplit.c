@@ -26,26 +26,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "procfs.h"
+
 #define HPAGE (2UL << 20)
 
-/* A /proc/vmstat counter, or -1 when it cannot be read. */
-static long long vmstat(const char *name)
-{
-	char line[256];
-	long long v = -1;
-	size_t n = strlen(name);
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ' ') {
-			v = atoll(line + n + 1);
-			break;
-		}
-	fclose(f);
-	return v;
-}
 
 /* Whether the page at p is mapped by a huge page (AnonHugePages of its smaps entry). */
 static int is_huge(const void *p)
