@@ -3,11 +3,25 @@
 
 PROJECT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE_DIR=${PERCPU_VMSTAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/percpu-vmstat}
-LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-# The cached source is a git repository: "pristine" is Debian's tree as shipped, the build
-# worktree is pristine + patches/, and a scratch worktree is where `git am` runs.
+# The Debian kernels the series exists for, newest last: KERNEL=6.1|6.12 chooses one (default
+# the newest); its series is patches/$KERNEL/, its source Debian's linux-source-$KERNEL.
 # shellcheck disable=SC2034 # used by the scripts that source this file
-declare LINUX_REPO=$CACHE_DIR/linux LINUX_SCRATCH=$CACHE_DIR/linux-am PRISTINE_TAG=pristine
+declare -a KERNELS=(6.1 6.12)
+KERNEL=${KERNEL:-${KERNELS[-1]}}
+if [[ " ${KERNELS[*]} " != *" $KERNEL "* ]]; then
+	printf '[%s] usage error: KERNEL=%s: the series exists for %s only\n' "$(basename "$0")" \
+		"$KERNEL" "${KERNELS[*]}" >&2
+	exit 2
+fi
+export KERNEL
+SERIES_DIR=$PROJECT_ROOT/patches/$KERNEL
+LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-$KERNEL.tar.xz}
+# Everything built from one kernel's source lives in its own part of the cache. The cached
+# source is a git repository: "pristine" is Debian's tree as shipped, the build worktree is
+# pristine + the series, and a scratch worktree is where `git am` runs.
+KERNEL_CACHE=$CACHE_DIR/kernel-$KERNEL
+# shellcheck disable=SC2034 # used by the scripts that source this file
+declare LINUX_REPO=$KERNEL_CACHE/linux LINUX_SCRATCH=$KERNEL_CACHE/linux-am PRISTINE_TAG=pristine
 
 SCRIPT_NAME=$(basename "$0")
 
@@ -27,7 +41,7 @@ hash_files() {
 }
 
 series_files() {
-	find "$PROJECT_ROOT/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+	find "$SERIES_DIR" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
 		! -name '0000-cover-letter.patch' | sort
 }
 
