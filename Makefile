@@ -9,8 +9,9 @@ DURATION ?=
 HOTPLUG  ?=
 INJECT   ?=
 SCENARIO ?=
-# Which Debian kernel: 6.1 or 6.12 (unset: the newest for make run; both for make check).
+# Which Debian kernel: 6.1 (the default) or 6.12. CHECK_KERNELS='6.12 6.1': make check on both.
 KERNEL   ?=
+CHECK_KERNELS ?=
 ARGS     ?=
 WORKLOAD ?=
 GUEST_TOOLS ?=
@@ -22,17 +23,20 @@ export WORKLOAD GUEST_TOOLS
 ifneq ($(KERNEL),)
 export KERNEL
 endif
+ifneq ($(CHECK_KERNELS),)
+export CHECK_KERNELS
+endif
 
 .PHONY: run check check-series setup kernel rootfs analysis bench clean-cache help
 
 help:
-	@echo "make run     [KERNEL=6.12|6.1] [CPUS=2 MEM=512M DURATION=30 HOTPLUG=0|1 INJECT=N] [SCENARIO=NAME|all]"
+	@echo "make run     [KERNEL=6.1|6.12] [CPUS=2 MEM=512M DURATION=30 HOTPLUG=0|1 INJECT=N] [SCENARIO=NAME|all]"
 	@echo "             [WORKLOAD='command line in the guest' GUEST_TOOLS='stress-ng ...']"
 	@echo "             [ARGS='any scripts/run option, e.g. --buffer-kb 8192 --set NAME=VALUE']"
 	@echo "             build what is stale, boot, record under stress, audit: results/latest/"
 	@echo "             make exits 2 on any failure; the real code (0 1 3 4, as scripts/run's)"
 	@echo "             is in the last line and in the run directory's exit-code file"
-	@echo "make check   all tests (host and booted), on 6.12 then 6.1 (KERNEL=X: X only);"
+	@echo "make check   all tests (host and booted) [KERNEL=6.1|6.12] [CHECK_KERNELS='6.12 6.1'];"
 	@echo "             ends with 'N passed, N failed, N skipped'"
 	@echo "make check-series   build every prefix of patches/KERNEL/ (bisectability; slow)"
 	@echo "make bench   per-CPU op costs, tracepoint cost off/on, audit throughput: results/bench/"
