@@ -12,6 +12,9 @@ SCENARIO ?=
 # Which Debian kernel: 6.1 (the default) or 6.12. CHECK_KERNELS='6.12 6.1': make check on both.
 KERNEL   ?=
 CHECK_KERNELS ?=
+# The guest's architecture: x86_64 (the default), i386, arm64 or riscv64. It reaches the scripts
+# as GUEST_ARCH: the kernel's own make reads ARCH, and scripts/lib.sh gives it kbuild's name.
+ARCH     ?=
 ARGS     ?=
 WORKLOAD ?=
 GUEST_TOOLS ?=
@@ -26,6 +29,16 @@ endif
 ifneq ($(CHECK_KERNELS),)
 export CHECK_KERNELS
 endif
+ifneq ($(ARCH),)
+export GUEST_ARCH := $(ARCH)
+endif
+# Which other architectures make check boots the KUnit suites on (scripts/lib.sh has the
+# default; CHECK_ARCHES= for none).
+ifneq ($(origin CHECK_ARCHES),undefined)
+export CHECK_ARCHES
+endif
+unexport ARCH
+MAKEOVERRIDES := $(filter-out ARCH=%,$(MAKEOVERRIDES))
 
 .PHONY: run check check-series setup kernel rootfs analysis bench clean-cache help
 
@@ -36,11 +49,12 @@ help:
 	@echo "             build what is stale, boot, record under stress, audit: results/latest/"
 	@echo "             make exits 2 on any failure; the real code (0 1 3 4, as scripts/run's)"
 	@echo "             is in the last line and in the run directory's exit-code file"
-	@echo "make check   all tests (host and booted) [KERNEL=6.1|6.12] [CHECK_KERNELS='6.12 6.1'];"
+	@echo "make check   all tests (host and booted) [KERNEL=6.1|6.12] [CHECK_KERNELS='6.12 6.1']"
+	@echo "             [CHECK_ARCHES='i386 arm64 riscv64' (KUnit on other architectures)];"
 	@echo "             ends with 'N passed, N failed, N skipped'"
 	@echo "make check-series   build every prefix of patches/KERNEL/ (bisectability; slow)"
 	@echo "make bench   per-CPU op costs, tracepoint cost off/on, audit throughput: results/bench/"
-	@echo "make setup | kernel | rootfs | analysis | clean-cache"
+	@echo "make setup | kernel | rootfs | analysis | clean-cache   (setup, kernel: [ARCH=x86_64|i386|arm64|riscv64])"
 
 setup:
 	scripts/setup

@@ -16,6 +16,40 @@ if [[ " ${KERNELS[*]} " != *" $KERNEL "* ]]; then
 	exit 2
 fi
 export KERNEL
+# The guest's architecture: x86_64 (the default), i386, arm64 or riscv64, chosen by GUEST_ARCH
+# or ARCH (make's ARCH=arm64 arrives as GUEST_ARCH). Each has a kbuild ARCH, a cross compiler
+# (Debian's gcc-*-linux-gnu), an image, a QEMU and a machine. ARCH and CROSS_COMPILE are
+# exported with kbuild's values, so that every make in the kernel tree, whoever runs it, builds
+# for the guest: ARCH=x86 for x86_64, the native default, with which tinyconfig is what it
+# always was here (ARCH=x86_64 would give another tinyconfig).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+declare -a ARCHES=(x86_64 i386 arm64 riscv64)
+GUEST_ARCH=${GUEST_ARCH:-${ARCH:-x86_64}}
+# shellcheck disable=SC2034 # used by the scripts that source this file
+case $GUEST_ARCH in
+x86_64|x86) GUEST_ARCH=x86_64 ARCH=x86 CROSS_COMPILE='' KERNEL_IMAGE=arch/x86/boot/bzImage
+	QEMU_SYSTEM=qemu-system-x86_64 QEMU_PACKAGE=qemu-system-x86 CROSS_PACKAGE='' ;;
+i386) ARCH=i386 CROSS_COMPILE='' KERNEL_IMAGE=arch/x86/boot/bzImage
+	QEMU_SYSTEM=qemu-system-i386 QEMU_PACKAGE=qemu-system-x86 CROSS_PACKAGE='' ;;
+arm64) ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- KERNEL_IMAGE=arch/arm64/boot/Image
+	QEMU_SYSTEM=qemu-system-aarch64 QEMU_PACKAGE=qemu-system-arm CROSS_PACKAGE=gcc-aarch64-linux-gnu ;;
+riscv64|riscv) GUEST_ARCH=riscv64 ARCH=riscv CROSS_COMPILE=riscv64-linux-gnu-
+	KERNEL_IMAGE=arch/riscv/boot/Image
+	QEMU_SYSTEM=qemu-system-riscv64 QEMU_PACKAGE=qemu-system-misc CROSS_PACKAGE=gcc-riscv64-linux-gnu ;;
+*)
+	printf '[%s] usage error: ARCH=%s: the guest runs on %s only\n' "$(basename "$0")" \
+		"$GUEST_ARCH" "${ARCHES[*]}" >&2
+	exit 2 ;;
+esac
+export GUEST_ARCH ARCH CROSS_COMPILE
+# The other architectures make check boots the KUnit suites on (scripts/tests/52-kunit-arches);
+# CHECK_ARCHES names them; none by default until every suite has passed there from a fresh
+# clone. scripts/setup installs their QEMU and cross compiler.
+# shellcheck disable=SC2034
+CHECK_ARCHES_DEFAULT=''
+# x86_64's builds keep the names they had before other architectures came; others are prefixed.
+# shellcheck disable=SC2034
+ARCH_PREFIX=$([[ $GUEST_ARCH == x86_64 ]] || echo "$GUEST_ARCH-")
 SERIES_DIR=$PROJECT_ROOT/patches/$KERNEL
 LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-$KERNEL.tar.xz}
 # Everything built from one kernel's source lives in its own part of the cache. The cached

@@ -13,7 +13,7 @@ expect() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
 kernel_image() {
 	local dir
 	dir=$("$PROJECT_ROOT/scripts/build-kernel" "$@" | tail -n 1) || return 1
-	echo "$dir/arch/x86/boot/bzImage"
+	echo "$dir/$KERNEL_IMAGE"
 }
 rootfs_image() { "$PROJECT_ROOT/guest-rootfs/build" | tail -n 1; }
 
