@@ -24,23 +24,33 @@ export KERNEL
 # always was here (ARCH=x86_64 would give another tinyconfig).
 # shellcheck disable=SC2034 # used by the scripts that source this file
 declare -a ARCHES=(x86_64 i386 arm64 riscv64)
+# image_for_arch ARCH: where a build of that architecture leaves the image to boot.
+image_for_arch() {
+	case $1 in
+	x86_64|x86|i386) echo arch/x86/boot/bzImage ;;
+	arm64) echo arch/arm64/boot/Image ;;
+	riscv64|riscv) echo arch/riscv/boot/Image ;;
+	*) return 1 ;;
+	esac
+}
 GUEST_ARCH=${GUEST_ARCH:-${ARCH:-x86_64}}
 # shellcheck disable=SC2034 # used by the scripts that source this file
 case $GUEST_ARCH in
-x86_64|x86) GUEST_ARCH=x86_64 ARCH=x86 CROSS_COMPILE='' KERNEL_IMAGE=arch/x86/boot/bzImage
+x86_64|x86) GUEST_ARCH=x86_64 ARCH=x86 CROSS_COMPILE=''
 	QEMU_SYSTEM=qemu-system-x86_64 QEMU_PACKAGE=qemu-system-x86 CROSS_PACKAGE='' ;;
-i386) ARCH=i386 CROSS_COMPILE='' KERNEL_IMAGE=arch/x86/boot/bzImage
+i386) ARCH=i386 CROSS_COMPILE=''
 	QEMU_SYSTEM=qemu-system-i386 QEMU_PACKAGE=qemu-system-x86 CROSS_PACKAGE='' ;;
-arm64) ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- KERNEL_IMAGE=arch/arm64/boot/Image
+arm64) ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 	QEMU_SYSTEM=qemu-system-aarch64 QEMU_PACKAGE=qemu-system-arm CROSS_PACKAGE=gcc-aarch64-linux-gnu ;;
 riscv64|riscv) GUEST_ARCH=riscv64 ARCH=riscv CROSS_COMPILE=riscv64-linux-gnu-
-	KERNEL_IMAGE=arch/riscv/boot/Image
 	QEMU_SYSTEM=qemu-system-riscv64 QEMU_PACKAGE=qemu-system-misc CROSS_PACKAGE=gcc-riscv64-linux-gnu ;;
 *)
 	printf '[%s] usage error: ARCH=%s: the guest runs on %s only\n' "$(basename "$0")" \
 		"$GUEST_ARCH" "${ARCHES[*]}" >&2
 	exit 2 ;;
 esac
+# shellcheck disable=SC2034 # used by the scripts that source this file
+KERNEL_IMAGE=$(image_for_arch "$GUEST_ARCH")
 export GUEST_ARCH ARCH CROSS_COMPILE
 # The other architectures make check boots the KUnit suites on (scripts/tests/52-kunit-arches);
 # CHECK_ARCHES names them; none by default until every suite has passed there from a fresh
