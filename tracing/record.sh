@@ -182,10 +182,11 @@ snapshot() {
 snapshot 1
 log "snapshot 1 taken; running: $WORKLOAD"
 
-# The positive control: the fault-injection framework's fail_vm_event_update (patch 0008)
-# fails every INJECT-th traced update (interval INJECT, probability 100, no limit on times;
-# it never prints); lost_delta is the shortfall the audit must find. Each write is checked:
-# a write that failed would leave the default times=1, one drop, and a test still passing.
+# The positive control: the fault-injection framework's fail_vm_event_update (added by the
+# series' fault-injection patch) fails every INJECT-th traced update (interval INJECT,
+# probability 100, no limit on times; it never prints); lost_delta is the shortfall the audit
+# must find. Each write is checked: a write that failed would leave the default times=1, one
+# drop, and a test still passing.
 FAIL_DBG=/sys/kernel/debug/fail_vm_event_update
 if [ "$INJECT" -gt 0 ]; then
 	[ -w "$FAIL_DBG/interval" ] || fail "INJECT=$INJECT but the kernel has no CONFIG_FAIL_VM_EVENT_UPDATE (patches/config/fault-injection.config)"
