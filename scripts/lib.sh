@@ -69,6 +69,18 @@ KERNEL_CACHE=$CACHE_DIR/kernel-$KERNEL
 # shellcheck disable=SC2034 # used by the scripts that source this file
 declare LINUX_REPO=$KERNEL_CACHE/linux LINUX_SCRATCH=$KERNEL_CACHE/linux-am PRISTINE_TAG=pristine
 
+# pristine_commit_id TREE VERSION (in $LINUX_REPO): the commit of Debian's tree as shipped,
+# written with fixed author, committer, dates and message, so that its id depends only on the
+# tree and the package version: the same on every machine, hence citable as base-commit: in a
+# cover letter although Debian's tree has no upstream commit id. Caches made before it was
+# fixed have another pristine commit of the same tree; this recomputes the citable one.
+pristine_commit_id() {
+	GIT_AUTHOR_NAME='percpu-vmstat build' GIT_AUTHOR_EMAIL='build@percpu-vmstat.invalid' \
+	GIT_COMMITTER_NAME='percpu-vmstat build' GIT_COMMITTER_EMAIL='build@percpu-vmstat.invalid' \
+	GIT_AUTHOR_DATE='2000-01-01T00:00:00+0000' GIT_COMMITTER_DATE='2000-01-01T00:00:00+0000' \
+		git -C "$LINUX_REPO" commit-tree "$1" -m "Debian linux-source-$KERNEL $2 (pristine)"
+}
+
 SCRIPT_NAME=$(basename "$0")
 
 say() { printf '[%s] %s\n' "$SCRIPT_NAME" "$*" >&2; }
