@@ -43,3 +43,29 @@ PY
 	); then pass "$name: zero events lost, ring buffers at most $why"
 	else fail "$name: $why"; fi
 }
+
+# kunit_mutant DIR NAME PREAMBLE: DIR/percpu_ops_NAME.c, a copy of lib/percpu_ops_kunit.c under
+# the suite name percpu_ops_NAME, with PREAMBLE (#undef/#define of operations) after its
+# includes: built as a module, it runs the whole suite on the mutated operations.
+kunit_mutant() {
+	python3 - "$LINUX_REPO/lib/percpu_ops_kunit.c" "$1/percpu_ops_$2.c" "$2" "$3" <<'PY'
+import sys
+src, dst, name, preamble = sys.argv[1:5]
+s = open(src).read()
+anchor = "#include <linux/preempt.h>\n"
+assert anchor in s and '.name = "percpu_ops"' in s
+s = s.replace(anchor, anchor + preamble + "\n", 1).replace('.name = "percpu_ops"', f'.name = "percpu_ops_{name}"')
+open(dst, "w").write(s)
+PY
+}
+
+# modules_ktap CONSOLE N: the KTAP of N suites loaded as modules by the guest's job, after the
+# boot's own suites, with the one top-level header kunit.py expects. 6.12 prints a header of
+# its own ("KTAP version 1", "1..1") at each module's load, 6.1 none: unindented header lines
+# of the modules' part are dropped.
+modules_ktap() {
+	echo "[    0.000000] KTAP version 1"
+	echo "[    0.000000] 1..$2"
+	sed -n '/init: running job/,$p' "$1" | grep -v '^init: ' |
+		grep -vE '^\[ *[0-9.]+\] (KTAP version 1|1\.\.1)[[:space:]]*$'
+}
