@@ -9,7 +9,7 @@ DURATION ?=
 HOTPLUG  ?=
 INJECT   ?=
 SCENARIO ?=
-# Which Debian kernel: 6.1 (the default) or 6.12. CHECK_KERNELS='6.12 6.1': make check on both.
+# Which Debian kernel: 6.12 (the default) or 6.1. CHECK_KERNELS='6.12 6.1': make check on both.
 KERNEL   ?=
 CHECK_KERNELS ?=
 # The guest's architecture: x86_64 (the default), i386, arm64 or riscv64. It reaches the scripts
@@ -43,13 +43,13 @@ MAKEOVERRIDES := $(filter-out ARCH=%,$(MAKEOVERRIDES))
 .PHONY: run check check-series setup kernel rootfs analysis bench clean-cache help
 
 help:
-	@echo "make run     [KERNEL=6.1|6.12] [CPUS=2 MEM=512M DURATION=30 HOTPLUG=0|1 INJECT=N] [SCENARIO=NAME|all]"
+	@echo "make run     [KERNEL=6.12|6.1] [CPUS=2 MEM=512M DURATION=30 HOTPLUG=0|1 INJECT=N] [SCENARIO=NAME|all]"
 	@echo "             [WORKLOAD='command line in the guest' GUEST_TOOLS='stress-ng ...']"
 	@echo "             [ARGS='any scripts/run option, e.g. --buffer-kb 8192 --set NAME=VALUE']"
 	@echo "             build what is stale, boot, record under stress, audit: results/latest/"
 	@echo "             make exits 2 on any failure; the real code (0 1 3 4, as scripts/run's)"
 	@echo "             is in the last line and in the run directory's exit-code file"
-	@echo "make check   all tests (host and booted) [KERNEL=6.1|6.12] [CHECK_KERNELS='6.12 6.1']"
+	@echo "make check   all tests (host and booted) [KERNEL=6.12|6.1] [CHECK_KERNELS='6.12 6.1']"
 	@echo "             [CHECK_ARCHES='i386 arm64 riscv64' (KUnit on other architectures)];"
 	@echo "             ends with 'N passed, N failed, N skipped'"
 	@echo "make check-series   build every prefix of patches/KERNEL/ (bisectability; slow)"

@@ -283,12 +283,15 @@ if [ "$INJECT" -gt 0 ]; then
 	echo $((after_n - before_n)) >"$OUT/injected-lost-updates.txt"
 	log "injected: $((after_n - before_n)) updates dropped, $((after - before)) counts lost"
 fi
-# trace-cmd's stop does not drain a reader that is behind: in runs where one lagged at SIGINT
-# (its 9p writes slowed by a busy host), report --stat counted 31,605 to 464,677 events left
-# in the kernel's buffer, its CPU's second snapshot among them, and the audit could only say
-# INCONCLUSIVE. So before the stop every CPU's unread bytes must come down to what its reader
-# waits for anyway (BUFFER_PERCENT of the buffer, plus a page): DRAIN_TIMEOUT seconds at
-# most, then the stop goes ahead and the audit finds what is missing.
+# A reader that is behind at the stop can lose the end of its CPU: in runs where one lagged at
+# SIGINT (its 9p writes slowed by a busy host), that CPU's data ended before its second
+# snapshot and the audit could only say INCONCLUSIVE. report --stat had 31,605 to 464,677
+# events unread in those runs, 0 in every CONSISTENT one; trace-cmd reads those stats after
+# turning tracing off and before its readers' final flush (record_trace(): stop_threads(),
+# record_stats(), wait_threads()), so they measure the backlog at the stop, and why the flush
+# did not recover it is not settled. So before the stop every CPU's unread bytes must come
+# down to what its reader waits for anyway (BUFFER_PERCENT of the buffer, plus a page):
+# DRAIN_TIMEOUT seconds at most, then the stop goes ahead and the audit finds what is missing.
 drain_readers() {
 	limit=$((BUFFER_KB * 1024 * BUFFER_PERCENT / 100 + 4096))
 	start=$(date +%s)
