@@ -15,6 +15,14 @@ kernel_image() {
 	dir=$("$PROJECT_ROOT/scripts/build-kernel" "$@" | tail -n 1) || return 1
 	echo "$dir/$KERNEL_IMAGE"
 }
+# make check's one debug kernel: debug.config (lockdep, DEBUG_PREEMPT, ...) with the
+# fault-injection framework built in. 90-faults runs the injected positive control on it and
+# 95-debug-kernel the suites and a stress run (nothing injected): one kernel build instead of
+# two, and the injection code runs under lockdep. make run INJECT=N keeps its own kernel.
+CHECK_DEBUG_KERNEL_CONFIGS=(debug fault-injection)
+# debug_kernel_args OPTION: OPTION NAME for each of them (--config for build-kernel,
+# --kernel-config for scripts/run).
+debug_kernel_args() { local c; for c in "${CHECK_DEBUG_KERNEL_CONFIGS[@]}"; do printf '%s\n' "$1" "$c"; done; }
 rootfs_image() { "$PROJECT_ROOT/guest-rootfs/build" | tail -n 1; }
 
 # margin_check NAME RUN_DIR: the recording lost nothing (no overrun, no dropped event on any
