@@ -50,7 +50,7 @@ help:
 	@echo "             make exits 2 on any failure; the real code (0 1 3 4, as scripts/run's)"
 	@echo "             is in the last line and in the run directory's exit-code file"
 	@echo "make check   all tests (host and booted) [KERNEL=6.12|6.1] [CHECK_KERNELS='6.12 6.1']"
-	@echo "             [CHECK_ARCHES='i386 arm64 riscv64' (KUnit on other architectures)];"
+	@echo "             [CHECK_ARCHES='arm64 i386 riscv64' (KUnit on other architectures: the default; '' for none)];"
 	@echo "             ends with 'N passed, N failed, N skipped'"
 	@echo "make check-series   build every prefix of patches/KERNEL/ (bisectability; slow)"
 	@echo "make bench   per-CPU op costs, tracepoint cost off/on, audit throughput: results/bench/"
