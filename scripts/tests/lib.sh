@@ -19,6 +19,7 @@ kernel_image() {
 # fault-injection framework built in. 90-faults runs the injected positive control on it and
 # 95-debug-kernel the suites and a stress run (nothing injected): one kernel build instead of
 # two, and the injection code runs under lockdep. make run INJECT=N keeps its own kernel.
+# fault-injection last: where scripts/run puts it when --inject adds it (90 relies on that).
 CHECK_DEBUG_KERNEL_CONFIGS=(debug fault-injection)
 # debug_kernel_args OPTION: OPTION NAME for each of them (--config for build-kernel,
 # --kernel-config for scripts/run).
