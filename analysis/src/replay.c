@@ -474,7 +474,7 @@ void replay_missed(struct replay *r, int cpu, long long missed)
 	if (missed < 0)
 		r->cpu[cpu].lost_unknown = true;
 	else
-		r->cpu[cpu].missed += missed;
+		r->cpu[cpu].missed = sat_add(r->cpu[cpu].missed, (u64)missed);
 }
 
 static int break_order(const void *a, const void *b)

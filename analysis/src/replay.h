@@ -56,7 +56,7 @@ struct cpu_replay {
 	u64 snap1_ts, snap2_ts;
 	u64 events, events_in_window, folds_in, folds_out;
 	u64 folds_out_in_window;	/* folds of this CPU between its snapshots */
-	long long missed;		/* > 0: known count; lost_unknown: unknown */
+	u64 missed;			/* events lost, summed saturating; lost_unknown: unknown */
 	bool lost_unknown;
 	u64 *snap1, *snap2, *cur;	/* counters: tag 1, tag 2, replayed */
 	u64 *traced;			/* sum of vm_event_count deltas in the window */
@@ -210,6 +210,10 @@ void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 t
 /* Returns -1 when the array does not have nitems entries. */
 int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *values, size_t n, u64 ts);
 void replay_marker(struct replay *r, int which, u64 ts);
+/*
+ * replay_missed - events lost before a page of CPU: missed > 0 their count, < 0 unknown.
+ * The counts of several pages are summed saturating at 2^64-1, never wrapped.
+ */
 void replay_missed(struct replay *r, int cpu, long long missed);
 void replay_seen(struct replay *r, int cpu, u64 ts);
 /* After the last record: one bin width for every CPU's histogram (r->bin_ns, r->nbins). */
