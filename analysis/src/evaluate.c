@@ -65,7 +65,8 @@ bool cpu_lost_events(const struct audit *a, int cpu)
 	const struct cpu_replay *s = &a->r.cpu[cpu];
 	const struct cpu_stats *st = &a->t.stats[cpu];
 
-	return s->lost_unknown || s->missed > 0 || st->overrun || st->commit_overrun || st->dropped;
+	return s->lost_unknown || s->missed > 0 || st->overrun || st->commit_overrun || st->dropped ||
+	       !st->present || !st->complete;
 }
 
 u64 counter_delta(const struct audit *a, int cpu, int item)
@@ -328,9 +329,39 @@ void audit_evaluate(struct audit *a)
 	else if (!clock_orders_cpus(a->t.clock))
 		strlist_add(&a->inconclusive, "trace clock '%s' does not order events across CPUs "
 			    "(record with -C global or mono)", a->t.clock);
-	if (!a->t.have_cpustats)
+	if (!a->t.have_cpustats) {
 		strlist_add(&a->inconclusive, "the file has no per-CPU ring buffer statistics: "
 			    "overruns cannot be ruled out");
+	} else {
+		if (a->t.cpustat_stray)
+			strlist_add(&a->inconclusive, "the file's ring buffer statistics (CPUSTAT) have "
+				    "%d block(s) for CPUs the file does not have (the first: %s%lld): "
+				    "they are no CPU's", a->t.cpustat_stray,
+				    a->t.cpustat_stray_cpu < 0 ? "unreadable, " : "cpu",
+				    a->t.cpustat_stray_cpu);
+		for (int c = 0; c < r->ncpus; c++) {
+			const struct cpu_stats *st = &a->t.stats[c];
+			int e = c;
+
+			if (st->present && st->complete)
+				continue;
+			while (e + 1 < r->ncpus && a->t.stats[e + 1].present == st->present &&
+			       !a->t.stats[e + 1].complete)
+				e++;
+			if (!st->present)
+				strlist_add(&a->inconclusive, "%s %d%s%.0d has no block in the file's ring "
+					    "buffer statistics (CPUSTAT) of the top instance: overruns "
+					    "cannot be ruled out there", e > c ? "CPUs" : "CPU", c,
+					    e > c ? "-" : "", e > c ? e : 0);
+			else
+				strlist_add(&a->inconclusive, "%s %d%s%.0d: the block in the file's ring "
+					    "buffer statistics (CPUSTAT) lacks a readable 'overrun: N', "
+					    "'commit overrun: N' or 'dropped events: N' line: overruns "
+					    "cannot be ruled out there", e > c ? "CPUs" : "CPU", c,
+					    e > c ? "-" : "", e > c ? e : 0);
+			c = e;
+		}
+	}
 	if (r->bins_lost)
 		strlist_add(&a->notes, "out of memory for some CPUs' activity histograms: the --svg chart "
 			    "lacks them (the verdict does not use them)");

@@ -185,41 +185,78 @@ static struct tep_format_field *need_field(struct tep_event *ev, const char *nam
  *   ...
  *   dropped events: 0
  */
-int parse_cpustats(const char *text, struct cpu_stats *stats, int ncpus)
+int parse_cpustats(const char *text, struct cpu_stats *stats, int ncpus, int *stray,
+		   long long *stray_cpu, char *err, size_t errlen)
 {
-	int cpu = -1, seen = 0;
+	static const char *const fields[3] = { "overrun: ", "commit overrun: ", "dropped events: " };
+	int cpu = -1;
+	unsigned int got = 0, twice = 0;
+	size_t lineno = 0;
 	const char *p = text;
 
+	*stray = 0;
+	*stray_cpu = -1;
 	while (p && *p) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		char line[128];
-		unsigned long long v;
-		int c;
+		const char *line = p;
 
-		if (n >= sizeof(line))
-			n = sizeof(line) - 1;
-		memcpy(line, p, n);
-		line[n] = '\0';
 		p = nl ? nl + 1 : NULL;
-		if (sscanf(line, "CPU: %d", &c) == 1) {
-			cpu = (c >= 0 && c < ncpus) ? c : -1;
-			if (cpu >= 0) {
-				stats[cpu].present = true;
-				seen++;
+		lineno++;
+		if (n >= 8 && !memcmp(line, "Buffer: ", 8)) {
+			/* Another instance's statistics follow: none of them is the top buffer's. */
+			break;
+		}
+		if (n > 5 && !memcmp(line, "CPU: ", 5)) {
+			char *end;
+			long long c;
+
+			if (cpu >= 0)
+				stats[cpu].complete = got == 7 && !twice;
+			errno = 0;
+			c = strtoll(line + 5, &end, 10);
+			got = twice = 0;
+			if (errno || end != line + n || c < 0 || c >= ncpus) {
+				if ((*stray)++ == 0)
+					*stray_cpu = errno || end != line + n ? -1 : c;
+				cpu = -1;
+				continue;
 			}
+			cpu = (int)c;
+			if (stats[cpu].present)
+				return set_err(err, errlen, "the CPUSTAT option has two blocks for cpu%d (line "
+					       "%zu of its text): the file's ring buffer statistics are corrupt",
+					       cpu, lineno);
+			stats[cpu].present = true;
 			continue;
 		}
 		if (cpu < 0)
 			continue;
-		if (sscanf(line, "overrun: %llu", &v) == 1)
-			stats[cpu].overrun = v;
-		else if (sscanf(line, "commit overrun: %llu", &v) == 1)
-			stats[cpu].commit_overrun = v;
-		else if (sscanf(line, "dropped events: %llu", &v) == 1)
-			stats[cpu].dropped = v;
+		for (int f = 0; f < 3; f++) {
+			size_t k = strlen(fields[f]);
+			unsigned long long v;
+			char *end;
+
+			if (n <= k || memcmp(line, fields[f], k) || line[k] < '0' || line[k] > '9')
+				continue;
+			errno = 0;
+			v = strtoull(line + k, &end, 10);
+			if (errno || end != line + n)
+				continue;	/* not read: the block stays incomplete */
+			if (got & 1u << f)
+				twice |= 1u << f;
+			got |= 1u << f;
+			if (f == 0)
+				stats[cpu].overrun = v;
+			else if (f == 1)
+				stats[cpu].commit_overrun = v;
+			else
+				stats[cpu].dropped = v;
+		}
 	}
-	return seen;
+	if (cpu >= 0)
+		stats[cpu].complete = got == 7 && !twice;
+	return 0;
 }
 
 static int read_at(int fd, u64 off, void *buf, size_t n)
@@ -525,8 +562,17 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	li.clock = NULL;
 	direct_sections(t, &li);
 	t->stats = calloc((size_t)t->ncpus, sizeof(*t->stats));
-	if (t->clock && t->stats && li.cpustats)
-		t->have_cpustats = parse_cpustats(li.cpustats, t->stats, t->ncpus) > 0;
+	if (t->clock && t->stats && li.cpustats) {
+		t->have_cpustats = true;
+		if (parse_cpustats(li.cpustats, t->stats, t->ncpus, &t->cpustat_stray,
+				   &t->cpustat_stray_cpu, err, errlen)) {
+			char why[256];
+
+			snprintf(why, sizeof(why), "%s", err);
+			layout_info_free(&li);
+			return set_err(err, errlen, "%s: %s", path, why);
+		}
+	}
 	layout_info_free(&li);
 	if (!t->clock || !t->stats)
 		return set_err(err, errlen, "out of memory");

@@ -13,7 +13,8 @@
 #include "replay.h"
 
 struct cpu_stats {
-	bool present;
+	bool present;			/* the top instance's CPUSTAT has a block for this CPU */
+	bool complete;			/* ... with its overrun, commit overrun and dropped lines */
 	u64 overrun, commit_overrun, dropped;
 };
 
@@ -31,7 +32,9 @@ struct trace_input {
 	char **item_names;		/* nitems; NULL where the table has a gap */
 	char *clock;
 	struct cpu_stats *stats;	/* ncpus */
-	bool have_cpustats;
+	bool have_cpustats;		/* the file has a CPUSTAT option (each CPU: stats[c]) */
+	int cpustat_stray;		/* blocks of the top instance naming a CPU the file lacks */
+	long long cpustat_stray_cpu;	/* the first of them */
 	int long_size;
 	/* event ids and fields, looked up by name */
 	int id_count, id_fold, id_snap, id_print, id_untraced;
@@ -117,7 +120,15 @@ struct vm_record {
 int decode_record(struct trace_input *t, const unsigned char *data, unsigned int size, int cpu,
 		  u64 where, u64 *values, struct vm_record *v, char *err, size_t errlen);
 
-/* Parses the text of the CPUSTAT option into per-CPU overrun counts. Returns CPUs seen. */
-int parse_cpustats(const char *text, struct cpu_stats *stats, int ncpus);
+/*
+ * parse_cpustats - the top instance's per-CPU statistics from the CPUSTAT options' text.
+ * Blocks after a "Buffer: NAME" line are another instance's (trace-cmd record -B) and are
+ * skipped. A block counts for its CPU (present) and is complete only with each of its
+ * overrun, commit overrun and dropped events lines read exactly once. Blocks naming a CPU
+ * outside 0..ncpus-1 are counted in *stray (the first in *stray_cpu). Returns 0, or -1 with
+ * the reason in err when the top instance has two blocks for one CPU (bad input).
+ */
+int parse_cpustats(const char *text, struct cpu_stats *stats, int ncpus, int *stray,
+		   long long *stray_cpu, char *err, size_t errlen);
 
 #endif
