@@ -384,6 +384,19 @@ void audit_evaluate(struct audit *a)
 			strlist_add(&a->inconclusive, "CPU %d ring buffer overran: %llu overwritten, "
 				    "%llu commit overruns, %llu dropped", c, st->overrun,
 				    st->commit_overrun, st->dropped);
+		if (s->untraced_refuted)
+			strlist_add(&a->inconsistent, "cpu%d %s: vm_event_untraced at %.6f s reports counts "
+				    "that moved while cpu%d was outside cpu_online_mask, but it was online: "
+				    "it recorded at %.6f s with no fold of it between (%llu such report(s); "
+				    "a report is valid only from a CPU's death to its next snapshot)",
+				    c, item_name(a, s->refuted_item), (double)s->refuted_ts / 1e9, c,
+				    (double)s->refuted_by / 1e9, s->untraced_refuted);
+		if (s->untraced_pending)
+			strlist_add(&a->inconsistent, "cpu%d %s: vm_event_untraced at %.6f s reports counts "
+				    "that moved while cpu%d was outside cpu_online_mask, but no fold of it "
+				    "follows (%llu such report(s); a report is valid only from a CPU's "
+				    "death to its next snapshot)", c, item_name(a, s->pending_item),
+				    (double)s->pending_ts / 1e9, c, s->untraced_pending);
 		if (s->snap1_dup || s->snap2_dup)
 			strlist_add(&a->inconclusive, "CPU %d has more than one snapshot with the same tag", c);
 		if (s->seen && s->phase == BEFORE_SNAP1)

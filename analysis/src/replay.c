@@ -250,7 +250,6 @@ void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 t
 	struct cpu_replay *s;
 	u64 d = (u64)delta, use;
 
-	(void)ts;
 	if (!valid(r, cpu, item)) {
 		r->unknown_items++;
 		return;
@@ -259,6 +258,11 @@ void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 t
 	if (s->phase != BETWEEN_SNAPS)
 		return;		/* before tag 1 the snapshot holds it; after tag 2 nothing is checked */
 	r->untraced_reports++;
+	/* Not known to be offline: the next fold of this CPU or its next record decides. */
+	if (!s->folded && !s->untraced_pending++) {
+		s->pending_ts = ts;
+		s->pending_item = item;
+	}
 	if (mod_negative(d)) {
 		s->credit[item] += d;	/* never produced by the kernel: left for the checks */
 		return;
@@ -280,6 +284,18 @@ void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 t
 		b->accounted += open;
 		use -= open;
 	}
+}
+
+/* A record on this CPU at ts: it was online, so the reports still pending were not. */
+static void untraced_refute(struct cpu_replay *s, u64 ts)
+{
+	if (!s->untraced_refuted) {
+		s->refuted_ts = s->pending_ts;
+		s->refuted_item = s->pending_item;
+		s->refuted_by = ts;
+	}
+	s->untraced_refuted = sat_add(s->untraced_refuted, s->untraced_pending);
+	s->untraced_pending = 0;
 }
 
 /* Checks an event's counter field against the replay, then moves the replay to it. */
@@ -327,6 +343,8 @@ void replay_count(struct replay *r, int cpu, int item, long long delta, const u6
 	}
 	s = &r->cpu[cpu];
 	s->events++;
+	if (s->untraced_pending)
+		untraced_refute(s, ts);
 	if (s->phase == BEFORE_SNAP1)
 		return;
 	/* After tag 2 the replay goes on, for the /proc/vmstat copy read after it. */
@@ -368,6 +386,8 @@ void replay_fold_in(struct replay *r, int cpu, int item, u64 value, const u64 *c
 	struct cpu_replay *to = &r->cpu[cpu];
 
 	to->folds_in++;
+	if (to->untraced_pending)
+		untraced_refute(to, ts);
 	if (to->phase != BEFORE_SNAP1)
 		cont_check(r, cpu, item, to->cur[item] + value, counter, ts);
 	if (to->phase == BETWEEN_SNAPS)
@@ -379,6 +399,10 @@ void replay_fold_out(struct replay *r, int dead, int item, u64 value, u64 ts)
 	struct cpu_replay *from = &r->cpu[dead];
 
 	from->folds_out++;
+	/* It is dead: the reports before this fold fell while it was offline, and so do those
+	 * up to its next snapshot. */
+	from->untraced_pending = 0;
+	from->folded = true;
 	if (from->phase != BEFORE_SNAP1) {
 		/* With counter fields, a fold that finds other than the replay is a located break. */
 		if (r->have_counter && from->phase == BETWEEN_SNAPS && from->cur[item] != value)
@@ -403,6 +427,9 @@ int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *valu
 	if (n != (size_t)r->nitems)
 		return -1;
 	s = &r->cpu[cpu];
+	if (s->untraced_pending)
+		untraced_refute(s, ts);
+	s->folded = false;
 	if (tag == 1) {
 		if (s->phase != BEFORE_SNAP1) {
 			s->snap1_dup = true;

@@ -73,6 +73,18 @@ struct cpu_replay {
 	 * seen as a break (it is consumed by the next one).
 	 */
 	u64 *accounted, *credit;
+	/*
+	 * Whether a report fell where this CPU was outside cpu_online_mask: from its death (no
+	 * record of it between the report and the fold of its counts) to its next snapshot (the
+	 * kernel reports bring-up counts there). folded: a fold of this CPU since its last
+	 * snapshot. pending: reports made while it was not known to be offline, placed by the
+	 * next fold of it (confirmed) or by its next record (refuted: it was online).
+	 */
+	bool folded;
+	u64 untraced_pending, pending_ts;
+	int pending_item;
+	u64 untraced_refuted, refuted_ts, refuted_by;	/* the first refuted: its time, the record's */
+	int refuted_item;
 	unsigned int *bins;		/* activity histogram: MAX_BINS per item; NULL until this
 					 * CPU has an event between its snapshots, and for CPUs
 					 * from SVG_CPUS on */
@@ -159,7 +171,7 @@ static inline void count_cursor_get(struct count_cursor *c, struct replay *r, in
 	c->cpu = cpu;
 	c->n = 0;
 	c->nitems = (u64)r->nitems;
-	c->fast = s->phase == BETWEEN_SNAPS && (s->bins || cpu >= SVG_CPUS);
+	c->fast = s->phase == BETWEEN_SNAPS && (s->bins || cpu >= SVG_CPUS) && !s->untraced_pending;
 	c->run_pid = s->run_pid;
 	c->cur = s->cur;
 	c->last_ts = s->last_ts;
@@ -205,7 +217,11 @@ void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, const
 /* replay_fold()'s two halves: the receiving CPU's, and the dead CPU's (valid CPU and item). */
 void replay_fold_in(struct replay *r, int cpu, int item, u64 value, const u64 *counter, u64 ts);
 void replay_fold_out(struct replay *r, int dead, int item, u64 value, u64 ts);
-/* vm_event_untraced: DELTA counts of ITEM moved on CPU while it was not online. */
+/*
+ * replay_untraced - vm_event_untraced: DELTA counts of ITEM moved on CPU while it was not
+ * online. Accepted only where CPU was outside cpu_online_mask (see cpu_replay.folded); one
+ * that is not is counted in untraced_refuted (or stays pending to the end: refuted too).
+ */
 void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 ts);
 /* Returns -1 when the array does not have nitems entries. */
 int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *values, size_t n, u64 ts);

@@ -214,6 +214,9 @@ int main(void)
 		      !r.cpu[0].credit[0] && r.nlisted == 1 && r.brk[0].accounted == 3,
 		      "over %llu under %llu accounted %llu credit %llu", r.cpu[0].over[0],
 		      r.cpu[0].under[0], r.cpu[0].accounted[0], r.cpu[0].credit[0]);
+		CHECK("an untraced report on a CPU never folded (never offline): refuted by its next "
+		      "snapshot", r.cpu[0].untraced_refuted == 1 && r.cpu[0].refuted_by == 1000,
+		      "refuted %llu by %llu", r.cpu[0].untraced_refuted, r.cpu[0].refuted_by);
 		replay_free(&r);
 
 		/* Teardown: reported before the fold that hands the counts over. */
@@ -229,7 +232,30 @@ int main(void)
 		      r.nbreaks == 0 && !r.cpu[1].over[0] && r.cpu[1].accounted[0] == 3 &&
 		      !r.cpu[1].credit[0], "breaks %llu over %llu accounted %llu credit %llu",
 		      r.nbreaks, r.cpu[1].over[0], r.cpu[1].accounted[0], r.cpu[1].credit[0]);
+		CHECK("an untraced report followed by its CPU's fold, no record between: valid",
+		      !r.cpu[1].untraced_refuted && !r.cpu[1].untraced_pending, "refuted %llu pending %llu",
+		      r.cpu[1].untraced_refuted, r.cpu[1].untraced_pending);
 		replay_free(&r);
+
+		/* Bring-up after a death: the report at the next snapshot on that CPU is valid. */
+		u64 s2b[NITEMS] = { 3, 0, 0 };
+
+		start(&r, s1, true);
+		count(&r, 1, 0, 4, 4, 200);
+		fold_counter = 10 + 4;
+		replay_fold(&r, 0, 1, 0, 4, &fold_counter, 300);
+		count(&r, 1, 0, 1, 3, 400);	/* back online: 2 counted before it was */
+		replay_untraced(&r, 1, 0, 2, 990);
+		s2[0] = 14;
+		finish(&r, s2, s2b);
+		CHECK("an untraced report after its CPU's fold, before its next snapshot: valid",
+		      !r.cpu[1].untraced_refuted && !r.cpu[1].untraced_pending &&
+		      r.cpu[1].accounted[0] == 2 && !r.cpu[1].over[0] && !r.cpu[1].under[0],
+		      "refuted %llu pending %llu accounted %llu over %llu under %llu",
+		      r.cpu[1].untraced_refuted, r.cpu[1].untraced_pending, r.cpu[1].accounted[0],
+		      r.cpu[1].over[0], r.cpu[1].under[0]);
+		replay_free(&r);
+		s2[0] = 17;
 
 		/* A report that no counter movement matches stays as credit. */
 		s2[0] = 10;
