@@ -37,9 +37,14 @@ struct audit {
 	int covered;			/* items with a nonzero traced delta */
 	enum verdict verdict;
 	bool by_task;			/* --by task: a table of the top tasks of every item */
+	FILE *report_copy;		/* main.c: the standard output report, made beforehand */
 };
 
-void strlist_add(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * strlist_add - appends a formatted message: 0, or -1 out of memory (the process is then marked
+ * out of memory, see alloc.h, and no verdict is given).
+ */
+int strlist_add(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strlist_free(struct strlist *l);
 
 /*

@@ -7,7 +7,7 @@
 
 #include "audit.h"
 
-void strlist_add(struct strlist *l, const char *fmt, ...)
+int strlist_add(struct strlist *l, const char *fmt, ...)
 {
 	va_list ap;
 	char *s = NULL;
@@ -17,19 +17,20 @@ void strlist_add(struct strlist *l, const char *fmt, ...)
 		s = NULL;
 	va_end(ap);
 	if (!s)
-		return;
+		return -1;
 	if (l->n == l->cap) {
 		size_t ncap = l->cap ? l->cap * 2 : 8;
 		char **ns = realloc(l->s, ncap * sizeof(*ns));
 
 		if (!ns) {
 			free(s);
-			return;
+			return -1;
 		}
 		l->s = ns;
 		l->cap = ncap;
 	}
 	l->s[l->n++] = s;
+	return 0;
 }
 
 void strlist_free(struct strlist *l)

@@ -58,6 +58,14 @@ static int bad_input(const char *fmt, const char *a, const char *b)
 	return BAD_INPUT;
 }
 
+/* Out of memory anywhere: nothing was decided (exit 4), whatever was found. */
+static int out_of_memory(void)
+{
+	fprintf(stderr, "vmstat-audit: out of memory: an allocation failed, so the audit is incomplete "
+		"and nothing was decided (no verdict, no output files); run it again with more memory\n");
+	return INTERNAL_ERROR;
+}
+
 static char *join(const char *dir, const char *name)
 {
 	char *p = NULL;
@@ -121,8 +129,22 @@ static void cleanup(void)
 	strlist_free(&a.lost);
 	replay_free(&a.r);
 	trace_close(&a.t);
+	if (a.report_copy)
+		fclose(a.report_copy);
+	a.report_copy = NULL;
 	for (int k = 0; k < 5; k++)
 		free(owned[k]);
+}
+
+/* The report for standard output, made beforehand in a temporary file. */
+static void copy_report(const struct audit *au, FILE *out)
+{
+	char buf[65536];
+	size_t n;
+
+	while ((n = fread(buf, 1, sizeof(buf), au->report_copy)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			break;
 }
 
 /* Writes one report; a write error (ENOSPC on flush included) is bad output, exit 2. */
@@ -362,20 +384,48 @@ static int run(int argc, char **argv)
 		return BAD_INPUT;
 	}
 	audit_evaluate(&a);
+	if (oom_seen())
+		return out_of_memory();
 
-	/* The files first: nothing says VERDICT before every requested output is written. */
+	/*
+	 * The files first: nothing says VERDICT before every requested output is written. The
+	 * report for standard output is made first in a temporary file, so that an allocation
+	 * failing while it is made leaves no verdict on standard output.
+	 */
 	{
 		struct output outs[2] = { { json_out, NULL }, { svg, NULL } };
+		FILE *so = tmpfile();
 
+		if (!so) {
+			if (errno == ENOMEM)
+				oom_note();
+			if (oom_seen())
+				return out_of_memory();
+			return bad_input("a temporary file for the report: %s%s", strerror(errno), "");
+		}
+		(json ? report_json : report_text)(&a, so);
+		if (ferror(so) || fflush(so) || fseek(so, 0, SEEK_SET)) {
+			fclose(so);
+			return bad_input("a temporary file for the report: %s%s", strerror(errno), "");
+		}
 		if ((json_out && write_file_report(&outs[0], report_json)) ||
 		    (svg && write_file_report(&outs[1], report_svg))) {
 			discard_outputs(outs, 2);
+			fclose(so);
+			return oom_seen() ? out_of_memory() : BAD_INPUT;
+		}
+		if (oom_seen()) {
+			discard_outputs(outs, 2);
+			fclose(so);
+			return out_of_memory();
+		}
+		if (commit_outputs(outs, 2)) {
+			fclose(so);
 			return BAD_INPUT;
 		}
-		if (commit_outputs(outs, 2))
-			return BAD_INPUT;
+		a.report_copy = so;
 	}
-	if (write_report("standard output", stdout, json ? report_json : report_text))
+	if (write_report("standard output", stdout, copy_report))
 		return BAD_INPUT;
 	return (int)a.verdict;
 }
@@ -412,6 +462,8 @@ int main(int argc, char **argv)
 		cleanup();
 		if (fflush(NULL))
 			rc = BAD_INPUT;
+		if (oom_seen() && rc != INTERNAL_ERROR)
+			rc = out_of_memory();
 		return rc;
 	}
 	where = mmap(NULL, sizeof(*where), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -437,6 +489,10 @@ int main(int argc, char **argv)
 		cleanup();
 		if (fflush(NULL))
 			rc = BAD_INPUT;
+		if (oom_seen() && rc != INTERNAL_ERROR)
+			rc = out_of_memory();
+		where->result = rc;
+		where->done = 1;
 		_exit(rc);
 	}
 	child_pid = pid;
@@ -457,10 +513,10 @@ int main(int argc, char **argv)
 		signal(forwarded, SIG_DFL);
 		raise(forwarded);
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) <= INCONCLUSIVE)
+	/* Only the status the audit itself chose: a sanitizer's exit 1 is not INCONSISTENT. */
+	if (WIFEXITED(status) && where->done && WEXITSTATUS(status) == where->result &&
+	    where->result >= CONSISTENT && where->result <= INTERNAL_ERROR)
 		return WEXITSTATUS(status);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == INTERNAL_ERROR)
-		return INTERNAL_ERROR;
 	/* Not a crash: killed from outside (the OOM killer's SIGKILL, a signal sent to the child). */
 	if (WIFSIGNALED(status) && WTERMSIG(status) != SIGSEGV && WTERMSIG(status) != SIGBUS &&
 	    WTERMSIG(status) != SIGABRT && WTERMSIG(status) != SIGFPE && WTERMSIG(status) != SIGILL &&

@@ -68,6 +68,8 @@ struct trace_input {
 struct trace_where {
 	volatile int inside;
 	char call[48];
+	/* Set by the child as its last act: an exit without it was not the audit's own. */
+	volatile int done, result;
 };
 extern struct trace_where *trace_where;
 
