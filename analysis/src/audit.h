@@ -35,6 +35,10 @@ struct audit {
 	u64 shortfall;			/* updates counted by events but missing from counters */
 	u64 excess;			/* the other way round (both saturate at 2^64-1) */
 	int covered;			/* items with a nonzero traced delta */
+	bool proven;			/* a finding that holds whatever else is doubtful */
+	bool doubtful;			/* something may be missing */
+	bool any_loss;			/* some CPU may have lost events */
+	char unsure_totals[160];	/* why the replayed global totals may lack counts, or "" */
 	enum verdict verdict;
 	bool by_task;			/* --by task: a table of the top tasks of every item */
 	FILE *report_copy;		/* main.c: the standard output report, made beforehand */
@@ -54,7 +58,11 @@ void strlist_free(struct strlist *l);
  */
 int audit_check_inputs(struct audit *a, char *err, size_t errlen);
 
-/* Decides the verdict from a finished replay and the text inputs. */
+/*
+ * audit_evaluate - decides the verdict from a finished replay and the text inputs, from facts:
+ * INCONSISTENT when a finding is proven whatever else is doubtful, else INCONCLUSIVE when
+ * something may be missing, else CONSISTENT.
+ */
 void audit_evaluate(struct audit *a);
 
 const char *verdict_name(enum verdict v);

@@ -41,6 +41,45 @@ void strlist_free(struct strlist *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/*
+ * The verdict is made of facts, not of how many messages were collected: proven() records a
+ * finding that holds whatever else is doubtful (it makes the verdict INCONSISTENT), doubt()
+ * something that may be missing (INCONCLUSIVE, unless something is proven), each with its
+ * message.
+ */
+static void proven(struct audit *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void doubt(struct audit *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add_va(struct strlist *l, const char *fmt, va_list ap)
+{
+	char *s = NULL;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		return;		/* marked out of memory: no verdict is given (alloc.h) */
+	strlist_add(l, "%s", s);
+	free(s);
+}
+
+static void proven(struct audit *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	a->proven = true;
+	va_start(ap, fmt);
+	add_va(&a->inconsistent, fmt, ap);
+	va_end(ap);
+}
+
+static void doubt(struct audit *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	a->doubtful = true;
+	va_start(ap, fmt);
+	add_va(&a->inconclusive, fmt, ap);
+	va_end(ap);
+}
+
 const char *verdict_name(enum verdict v)
 {
 	switch (v) {
@@ -113,21 +152,28 @@ static void check_vmstat_copy(struct audit *a, int k)
 
 	a->vm_status[k] = calloc((size_t)a->t.nitems, 1);
 	if (!a->vm_status[k]) {
-		strlist_add(&a->inconclusive, "out of memory checking /proc/vmstat copy %d", k + 1);
+		doubt(a, "out of memory checking /proc/vmstat copy %d", k + 1);
 		return;
 	}
 	if (!a->have_vm[k]) {
 		memset(a->vm_status[k], VM_UNCHECKED, (size_t)a->t.nitems);
-		strlist_add(&a->inconclusive, "no /proc/vmstat copy %d: it was not checked", k + 1);
+		doubt(a, "no /proc/vmstat copy %d: it was not checked", k + 1);
 		return;
 	}
 	if (!lo->seen || !hi->seen || !lo->complete || !hi->complete) {
 		memset(a->vm_status[k], VM_UNCHECKED, (size_t)a->t.nitems);
-		strlist_add(&a->inconclusive,
+		doubt(a,
 			    "/proc/vmstat copy %d cannot be bracketed: marker 'vmstat-%d %s' %s", k + 1, k + 1,
 			    !lo->seen || !lo->complete ? "begin" : "end",
 			    (!lo->seen || !hi->seen) ? "is missing from the trace"
 						     : "came before some CPU's tag-1 snapshot");
+		return;
+	}
+	/* The replayed totals hold every count only when no CPU can have lost any. */
+	if (a->unsure_totals[0]) {
+		doubt(a, "/proc/vmstat copy %d is not checked against the replayed totals: %s", k + 1,
+		      a->unsure_totals);
+		memset(a->vm_status[k], VM_UNCHECKED, (size_t)a->t.nitems);
 		return;
 	}
 	for (int i = 0; i < a->t.nitems; i++) {
@@ -150,20 +196,20 @@ static void check_vmstat_copy(struct audit *a, int k)
 		}
 		if (v < l) {
 			a->vm_status[k][i] = VM_BELOW;
-			strlist_add(&a->inconsistent,
+			proven(a,
 				    "/proc/vmstat copy %d: %s = %llu, below the replayed total %llu at the "
 				    "marker before the read", k + 1, name, v, l);
 			bad++;
 		} else if (v > h) {
 			a->vm_status[k][i] = VM_ABOVE;
-			strlist_add(&a->inconsistent,
+			proven(a,
 				    "/proc/vmstat copy %d: %s = %llu, above the replayed total %llu at the "
 				    "marker after the read", k + 1, name, v, h);
 			bad++;
 		}
 	}
 	if (missing)
-		strlist_add(&a->inconsistent, "/proc/vmstat copy %d lacks %d item(s) the trace names",
+		proven(a, "/proc/vmstat copy %d lacks %d item(s) the trace names",
 			    k + 1, missing);
 }
 
@@ -174,7 +220,7 @@ static void check_snapshot_text(struct audit *a, int k)
 	int bad = 0;
 
 	if (!a->have_st[k]) {
-		strlist_add(&a->inconclusive, "no snapshot table %d (--snapshot-%s): the debugfs table "
+		doubt(a, "no snapshot table %d (--snapshot-%s): the debugfs table "
 			    "check was not made", k + 1, k == 0 ? "before" : "after");
 		return;
 	}
@@ -183,7 +229,7 @@ static void check_snapshot_text(struct audit *a, int k)
 
 		if (cpu < 0 || cpu >= a->r.ncpus || a->r.cpu[cpu].phase == BEFORE_SNAP1 ||
 		    (k == 1 && a->r.cpu[cpu].phase != AFTER_SNAP2)) {
-			strlist_add(&a->inconclusive, "snapshot table %d names cpu%d, which has no "
+			doubt(a, "snapshot table %d names cpu%d, which has no "
 				    "tag-%d snapshot event", k + 1, cpu, k + 1);
 			continue;
 		}
@@ -197,7 +243,7 @@ static void check_snapshot_text(struct audit *a, int k)
 			if (i == a->t.nitems)
 				continue;	/* refused as bad input by audit_check_inputs() */
 			if (st->values[j * st->ncpus + c] != ev[i] && bad++ < 5)
-				strlist_add(&a->inconsistent, "snapshot table %d: cpu%d %s = %llu, its event "
+				proven(a, "snapshot table %d: cpu%d %s = %llu, its event "
 					    "says %llu", k + 1, cpu, st->names[j],
 					    st->values[j * st->ncpus + c], ev[i]);
 		}
@@ -319,23 +365,44 @@ void audit_evaluate(struct audit *a)
 {
 	const struct replay *r = &a->r;
 	bool any_snap[3] = { false, false, false };
+	bool clock_ok = clock_orders_cpus(a->t.clock);
+
+	/* What makes the replayed global totals unsure (the /proc/vmstat check): the first reason. */
+	for (int c = 0; c < r->ncpus; c++) {
+		const struct cpu_replay *s = &r->cpu[c];
+
+		if (cpu_lost_events(a, c)) {
+			a->any_loss = true;
+			if (!a->unsure_totals[0])
+				snprintf(a->unsure_totals, sizeof(a->unsure_totals), "cpu%d may have lost "
+					 "events (see above), so the totals may lack counts", c);
+		} else if (!a->unsure_totals[0] && (!s->seen || (s->seen && s->phase != AFTER_SNAP2))) {
+			snprintf(a->unsure_totals, sizeof(a->unsure_totals), "cpu%d has %s, so the totals "
+				 "lack its counts", c, s->seen ? "no tag-1 and tag-2 snapshot pair" : "no records");
+		}
+	}
+	if (!clock_ok && !a->unsure_totals[0])
+		snprintf(a->unsure_totals, sizeof(a->unsure_totals), "the trace clock '%s' does not "
+			 "place the markers among other CPUs' events", a->t.clock);
 
 	if (a->t.fallback[0])
 		strlist_add(&a->notes, "read with libtracecmd's merged iteration, not per CPU: %s",
 			    a->t.fallback);
 	if (!strncmp(a->t.clock, "unknown", 7))
-		strlist_add(&a->inconclusive, "the trace clock is not readable from the file's options "
+		doubt(a, "the trace clock is not readable from the file's options "
 			    "(read from version 7 files with uncompressed options only): the order of "
 			    "events across CPUs is not known (record with --compression none)");
 	else if (!clock_orders_cpus(a->t.clock))
-		strlist_add(&a->inconclusive, "trace clock '%s' does not order events across CPUs "
-			    "(record with -C global or mono)", a->t.clock);
+		doubt(a, "trace clock '%s' does not order events across CPUs (record with -C global "
+		      "or mono): the folds, the vm_event_untraced reports and the /proc/vmstat markers "
+		      "cannot be placed among other CPUs' events; a break between a CPU's own events "
+		      "is still proven", a->t.clock);
 	if (!a->t.have_cpustats) {
-		strlist_add(&a->inconclusive, "the file has no per-CPU ring buffer statistics: "
+		doubt(a, "the file has no per-CPU ring buffer statistics: "
 			    "overruns cannot be ruled out");
 	} else {
 		if (a->t.cpustat_stray)
-			strlist_add(&a->inconclusive, "the file's ring buffer statistics (CPUSTAT) have "
+			doubt(a, "the file's ring buffer statistics (CPUSTAT) have "
 				    "%d block(s) for CPUs the file does not have (the first: %s%lld): "
 				    "they are no CPU's", a->t.cpustat_stray,
 				    a->t.cpustat_stray_cpu < 0 ? "unreadable, " : "cpu",
@@ -350,12 +417,12 @@ void audit_evaluate(struct audit *a)
 			       !a->t.stats[e + 1].complete)
 				e++;
 			if (!st->present)
-				strlist_add(&a->inconclusive, "%s %d%s%.0d has no block in the file's ring "
+				doubt(a, "%s %d%s%.0d has no block in the file's ring "
 					    "buffer statistics (CPUSTAT) of the top instance: overruns "
 					    "cannot be ruled out there", e > c ? "CPUs" : "CPU", c,
 					    e > c ? "-" : "", e > c ? e : 0);
 			else
-				strlist_add(&a->inconclusive, "%s %d%s%.0d: the block in the file's ring "
+				doubt(a, "%s %d%s%.0d: the block in the file's ring "
 					    "buffer statistics (CPUSTAT) lacks a readable 'overrun: N', "
 					    "'commit overrun: N' or 'dropped events: N' line: overruns "
 					    "cannot be ruled out there", e > c ? "CPUs" : "CPU", c,
@@ -367,7 +434,7 @@ void audit_evaluate(struct audit *a)
 		strlist_add(&a->notes, "out of memory for some CPUs' activity histograms: the --svg chart "
 			    "lacks them (the verdict does not use them)");
 	if (r->unknown_items)
-		strlist_add(&a->inconclusive, "%llu events name an item or CPU outside the trace's "
+		doubt(a, "%llu events name an item or CPU outside the trace's "
 			    "own tables", r->unknown_items);
 
 	for (int c = 0; c < r->ncpus; c++) {
@@ -379,31 +446,37 @@ void audit_evaluate(struct audit *a)
 		if (s->phase == AFTER_SNAP2)
 			any_snap[2] = true;
 		if (s->lost_unknown || s->missed > 0)
-			strlist_add(&a->inconclusive, "CPU %d lost events in the ring buffer (%s)", c,
+			doubt(a, "CPU %d lost events in the ring buffer (%s)", c,
 				    s->lost_unknown ? "count unknown" : "missed events reported");
 		if (st->overrun || st->commit_overrun || st->dropped)
-			strlist_add(&a->inconclusive, "CPU %d ring buffer overran: %llu overwritten, "
+			doubt(a, "CPU %d ring buffer overran: %llu overwritten, "
 				    "%llu commit overruns, %llu dropped", c, st->overrun,
 				    st->commit_overrun, st->dropped);
-		if (s->untraced_refuted)
-			strlist_add(&a->inconsistent, "cpu%d %s: vm_event_untraced at %.6f s reports counts "
+		if ((s->untraced_refuted || s->untraced_pending) && (!clock_ok || a->any_loss))
+			doubt(a, "cpu%d: %llu vm_event_untraced report(s) of it not placed between its "
+			      "death and its next snapshot, not proven: %s", c,
+			      s->untraced_refuted + s->untraced_pending,
+			      !clock_ok ? "the trace clock does not order CPUs" :
+					  "a CPU lost events, a fold of it may be among them");
+		else if (s->untraced_refuted)
+			proven(a, "cpu%d %s: vm_event_untraced at %.6f s reports counts "
 				    "that moved while cpu%d was outside cpu_online_mask, but it was online: "
 				    "it recorded at %.6f s with no fold of it between (%llu such report(s); "
 				    "a report is valid only from a CPU's death to its next snapshot)",
 				    c, item_name(a, s->refuted_item), (double)s->refuted_ts / 1e9, c,
 				    (double)s->refuted_by / 1e9, s->untraced_refuted);
-		if (s->untraced_pending)
-			strlist_add(&a->inconsistent, "cpu%d %s: vm_event_untraced at %.6f s reports counts "
+		else if (s->untraced_pending)
+			proven(a, "cpu%d %s: vm_event_untraced at %.6f s reports counts "
 				    "that moved while cpu%d was outside cpu_online_mask, but no fold of it "
 				    "follows (%llu such report(s); a report is valid only from a CPU's "
 				    "death to its next snapshot)", c, item_name(a, s->pending_item),
 				    (double)s->pending_ts / 1e9, c, s->untraced_pending);
 		if (s->snap1_dup || s->snap2_dup)
-			strlist_add(&a->inconclusive, "CPU %d has more than one snapshot with the same tag", c);
+			doubt(a, "CPU %d has more than one snapshot with the same tag", c);
 		if (s->seen && s->phase == BEFORE_SNAP1)
-			strlist_add(&a->inconclusive, "CPU %d has events but no tag-1 snapshot", c);
+			doubt(a, "CPU %d has events but no tag-1 snapshot", c);
 		else if (s->phase == BETWEEN_SNAPS)
-			strlist_add(&a->inconclusive, "CPU %d has a tag-1 snapshot but no tag-2 snapshot", c);
+			doubt(a, "CPU %d has a tag-1 snapshot but no tag-2 snapshot", c);
 	}
 	/* A CPU the file names but without a single record: its counters cannot be replayed. */
 	for (int c = 0; c < r->ncpus; c++) {
@@ -414,18 +487,18 @@ void audit_evaluate(struct audit *a)
 		while (e + 1 < r->ncpus && !r->cpu[e + 1].seen)
 			e++;
 		if (e == c)
-			strlist_add(&a->inconclusive, "CPU %d is in the file but has no records (no snapshot, "
+			doubt(a, "CPU %d is in the file but has no records (no snapshot, "
 				    "no event): its counters cannot be replayed (its ring buffer data is "
 				    "missing or empty)", c);
 		else
-			strlist_add(&a->inconclusive, "CPUs %d-%d are in the file but have no records (no "
+			doubt(a, "CPUs %d-%d are in the file but have no records (no "
 				    "snapshot, no event): their counters cannot be replayed", c, e);
 		c = e;
 	}
 	if (!any_snap[1])
-		strlist_add(&a->inconclusive, "no tag-1 snapshot in the trace");
+		doubt(a, "no tag-1 snapshot in the trace");
 	else if (!any_snap[2])
-		strlist_add(&a->inconclusive, "no tag-2 snapshot in the trace");
+		doubt(a, "no tag-2 snapshot in the trace");
 
 	for (int c = 0; c < r->ncpus; c++) {
 		const struct cpu_replay *s = &r->cpu[c];
@@ -436,7 +509,7 @@ void audit_evaluate(struct audit *a)
 			if (s->breaks[i])
 				a->pairs_with_breaks++;
 			if (s->credit[i] && cpu_has_window(a, c))
-				strlist_add(&a->inconsistent,
+				proven(a,
 					    "cpu%d %s: vm_event_untraced reported %llu counts moved while the "
 					    "CPU was not online, but its counter does not show them",
 					    c, item_name(a, i), s->credit[i]);
@@ -446,6 +519,7 @@ void audit_evaluate(struct audit *a)
 			a->excess = sat_add(a->excess, s->over[i]);
 			if (s->breaks[i] && cpu_lost_events(a, c)) {
 				/* Where the ring buffer lost events: what they held, and when. */
+				a->doubtful = true;
 				strlist_add(&a->lost,
 					    "cpu%d %s: %s counts moved without a recorded event, in %llu "
 					    "window(s), the first from %.6f s to %.6f s",
@@ -454,8 +528,18 @@ void audit_evaluate(struct audit *a)
 					    (double)s->brk_to[i] / 1e9);
 				continue;
 			}
+			if (!clock_ok && s->folds_out_in_window) {
+				/* Where its folds fall among its own events depends on the clock. */
+				doubt(a, "cpu%d %s: counter moved %s, events say %s (difference %s), not "
+				      "proven: the trace clock '%s' does not place the folds of cpu%d among "
+				      "its own events", c, item_name(a, i),
+				      fmt_move(b1, counter_delta(a, c, i), false),
+				      fmt_move(b2, replay_delta(a, c, i), false),
+				      fmt_difference(b3, s->under[i], s->over[i]), a->t.clock, c);
+				continue;
+			}
 			if (s->breaks[i]) {
-				strlist_add(&a->inconsistent,
+				proven(a,
 					    "cpu%d %s: counter moved %s, events say %s (difference %s): %llu "
 					    "break(s) in the per-event continuity, the first between %.6f s "
 					    "and %.6f s",
@@ -465,7 +549,7 @@ void audit_evaluate(struct audit *a)
 					    (double)s->brk_from[i] / 1e9, (double)s->brk_to[i] / 1e9);
 				continue;
 			}
-			strlist_add(&a->inconsistent,
+			proven(a,
 				    "cpu%d %s: counter moved %s, events say %s (difference %s), "
 				    "first diverged at %s, %.6f s",
 				    c, item_name(a, i), fmt_move(b1, counter_delta(a, c, i), false),
@@ -500,9 +584,10 @@ void audit_evaluate(struct audit *a)
 	else if (a->lost.n)
 		strlist_add(&a->notes, "per-event continuity: %llu events and folds checked; the "
 			    "counts lost with the ring buffer's events are located above (lost:), and "
-			    "every other (CPU, item) pair replayed exactly, event by event",
-			    r->events_checked);
-	else if (!r->nbreaks || !(a->shortfall || a->excess))
+			    "every other (CPU, item) pair %s", r->events_checked, a->proven ?
+			    "replayed exactly, event by event, except those listed as inconsistent:" :
+			    "replayed exactly, event by event");
+	else if (!a->proven && (!r->nbreaks || !(a->shortfall || a->excess)))
 		strlist_add(&a->notes, "per-event continuity: %llu events and folds checked, each "
 			    "counter value equal to the previous one plus its delta", r->events_checked);
 	check_vmstat_copy(a, 0);
@@ -510,10 +595,11 @@ void audit_evaluate(struct audit *a)
 	check_snapshot_text(a, 0);
 	check_snapshot_text(a, 1);
 
-	if (a->inconclusive.n)
-		a->verdict = INCONCLUSIVE;
-	else if (a->inconsistent.n)
+	/* From the facts: a proven break stands whatever else is doubtful. */
+	if (a->proven)
 		a->verdict = INCONSISTENT;
+	else if (a->doubtful)
+		a->verdict = INCONCLUSIVE;
 	else
 		a->verdict = CONSISTENT;
 }
