@@ -388,9 +388,10 @@ void audit_evaluate(struct audit *a)
 		snprintf(a->unsure_totals, sizeof(a->unsure_totals), "the trace clock '%s' does not "
 			 "place the markers among other CPUs' events", a->t.clock);
 
-	if (a->t.fallback[0])
-		strlist_add(&a->notes, "read with libtracecmd's merged iteration, not per CPU: %s",
-			    a->t.fallback);
+	if (a->t.reader_used[0])
+		strlist_add(&a->notes, "read with %s", a->t.reader_used);
+	if (a->t.loss_unseen)
+		doubt(a, "lost events may be unseen: %s", a->t.loss_unseen);
 	if (!strncmp(a->t.clock, "unknown", 7))
 		doubt(a, "the trace clock is not readable from the file's options "
 			    "(read from version 7 files with uncompressed options only): the order of "

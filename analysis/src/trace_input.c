@@ -493,10 +493,6 @@ static void direct_sections(struct trace_input *t, struct layout_info *li)
 		t->no_direct = "it has no version 7 BUFFER option for its top instance";
 		return;
 	}
-	if (li->ts_option) {
-		t->no_direct = "it has an option by which libtracecmd shifts timestamps";
-		return;
-	}
 	if (li->page_size < 64 || li->page_size > (1u << 24) || li->page_size & (li->page_size - 1)) {
 		t->no_direct = "its page size is not a power of two from 64 bytes to 16 MB";
 		return;
@@ -521,10 +517,13 @@ static void direct_sections(struct trace_input *t, struct layout_info *li)
 	}
 	if (t->no_direct)
 		return;
+	/* Readable pages: the merged reader takes the lost events from their headers too. */
 	t->sections = li->sections;
 	t->nsections = li->nsections;
 	t->page_size = li->page_size;
 	li->sections = NULL;
+	if (li->ts_option)
+		t->no_direct = "it has an option by which libtracecmd shifts timestamps";
 }
 
 int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen)
@@ -965,13 +964,17 @@ static int trace_replay_merged(struct trace_input *t, struct replay *r, bool pro
 	 * (the kernel writes one after a gap of 2^27 ns) goes unseen. When the file's pages can
 	 * be read, every page header is read instead, as the per-CPU reader does.
 	 */
-	if (!t->no_direct) {
+	if (t->sections) {
 		if (missed_from_pages(t, r, err, errlen)) {
 			free(c.values);
 			return -1;
 		}
 	} else {
 		tracecmd_follow_missed_events(t->handle, on_missed, &c);
+		t->loss_unseen = "the pages cannot be read from the file (compressed data, or no "
+				 "version 7 BUFFER option), so events lost before a page that starts "
+				 "with a time extend are not seen (libtracecmd reports a loss on a page's "
+				 "first data event only): record with --compression none";
 	}
 	lib_enter("tracecmd_iterate_events");
 	ret = tracecmd_iterate_events(t->handle, NULL, 0, on_record, &c);
@@ -992,6 +995,15 @@ int trace_replay(struct trace_input *t, struct replay *r, enum trace_reader read
 	int ret;
 
 	r->have_counter = t->f_counter != NULL;
+	if (reader == READER_MERGED)
+		snprintf(t->reader_used, sizeof(t->reader_used), "libtracecmd's merged iteration "
+			 "(--reader merged)");
+	else if (t->no_direct)
+		snprintf(t->reader_used, sizeof(t->reader_used), "libtracecmd's merged iteration: the "
+			 "per-CPU reader cannot read this file: %s", t->no_direct);
+	else
+		snprintf(t->reader_used, sizeof(t->reader_used), "the per-CPU reader, from the file's "
+			 "pages");
 	if (reader == READER_PERCPU && t->no_direct)
 		return set_err(err, errlen, "%s: --reader percpu: %s", t->path, t->no_direct);
 	if (reader != READER_MERGED && !t->no_direct) {
@@ -1004,6 +1016,8 @@ int trace_replay(struct trace_input *t, struct replay *r, enum trace_reader read
 		if (ret > 0) {
 			/* Not readable per CPU after all: start again with the merged iteration. */
 			snprintf(t->fallback, sizeof(t->fallback), "%s", err);
+			snprintf(t->reader_used, sizeof(t->reader_used), "libtracecmd's merged iteration, "
+				 "not per CPU: %s", t->fallback);
 			replay_free(r);
 			if (replay_init(r, t->ncpus, t->nitems))
 				return set_err(err, errlen, "out of memory");

@@ -57,6 +57,8 @@ struct trace_input {
 	bool big_endian, native;	/* the file's byte order; whether it is this host's */
 	const char *no_direct;		/* NULL: the sections can be read directly */
 	char fallback[256];		/* why the per-CPU reader gave way to the merged one */
+	char reader_used[400];		/* which reader read the events, and why */
+	const char *loss_unseen;	/* why some lost events cannot be seen, or NULL */
 };
 
 /*
