@@ -656,6 +656,7 @@ struct replay_ctx {
 	struct trace_input *t;
 	struct replay *r;
 	u64 *values;			/* one snapshot's worth */
+	u64 *last_ts;			/* per CPU: the time of its last record */
 	int error;
 	char *err;
 	size_t errlen;
@@ -898,7 +899,13 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int 
 	if ((c->records & 0xffff) == 0)
 		show_progress(c);
 	replay_seen(c->r, cpu, rec->ts);
-	if (rec->size < 0) {
+	if (cpu >= 0 && cpu < c->t->ncpus && rec->ts < c->last_ts[cpu]) {
+		set_err(c->err, c->errlen, "%s: CPU %d's timestamps go backwards at file offset %llu: "
+			"the order of its pages is damaged (a page duplicated or out of place, or a page "
+			"header's time changed)", c->t->path, cpu, rec->offset);
+		c->error = 1;
+		ret = -1;
+	} else if (rec->size < 0) {
 		bad_record(c->t, cpu, rec->offset, "negative-size", c->err, c->errlen);
 		c->error = 1;
 		ret = -1;
@@ -909,6 +916,8 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int 
 	} else {
 		apply_record(c->r, &v, cpu, rec->ts);
 	}
+	if (cpu >= 0 && cpu < c->t->ncpus)
+		c->last_ts[cpu] = rec->ts;
 	lib_enter("tracecmd_iterate_events");
 	return ret;
 }
@@ -955,8 +964,12 @@ static int trace_replay_merged(struct trace_input *t, struct replay *r, bool pro
 	int ret;
 
 	c.values = calloc((size_t)t->nitems, sizeof(u64));
-	if (!c.values)
+	c.last_ts = calloc((size_t)t->ncpus, sizeof(u64));
+	if (!c.values || !c.last_ts) {
+		free(c.values);
+		free(c.last_ts);
 		return set_err(err, errlen, "out of memory");
+	}
 	c.last_progress = c.started;
 	/*
 	 * Lost events: libtracecmd reports them on a page's first record only when that is a
@@ -967,6 +980,7 @@ static int trace_replay_merged(struct trace_input *t, struct replay *r, bool pro
 	if (t->sections) {
 		if (missed_from_pages(t, r, err, errlen)) {
 			free(c.values);
+			free(c.last_ts);
 			return -1;
 		}
 	} else {
@@ -982,6 +996,7 @@ static int trace_replay_merged(struct trace_input *t, struct replay *r, bool pro
 	if (progress && c.records > 0xffff)
 		fprintf(stderr, "vmstat-audit: %llu records read%20s\n", c.records, "");
 	free(c.values);
+	free(c.last_ts);
 	if (c.error)
 		return -1;
 	if (ret < 0)

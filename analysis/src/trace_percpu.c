@@ -593,14 +593,16 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 		goto job_error;
 
 	/*
-	 * The merge by (timestamp, CPU, position) is libtracecmd's order only when each CPU's time
-	 * never goes back; otherwise the merged iteration decides (it keeps each CPU's order).
+	 * A CPU's ring buffer records its events in time order: time going back inside one CPU is
+	 * damage to the file's own order (a page duplicated, pages swapped, a page header's time
+	 * changed), bad input, as the merged reader says too.
 	 */
 	for (int k = 0; k < pc.njobs; k++)
 		if (pc.jobs[k].backwards_at) {
-			set_err(err, errlen, "CPU %d's timestamps go backwards (at file offset %llu)",
-				pc.jobs[k].sec->cpu, pc.jobs[k].backwards_at);
-			ret = 1;
+			set_err(err, errlen, "%s: CPU %d's timestamps go backwards at file offset %llu: "
+				"the order of its pages is damaged (a page duplicated or out of place, or a "
+				"page header's time changed)", t->path, pc.jobs[k].sec->cpu,
+				pc.jobs[k].backwards_at);
 			goto out;
 		}
 	/* The rare points of all CPUs in merged order; the earliest timestamp for the histogram. */
