@@ -403,12 +403,15 @@ void replay_fold_out(struct replay *r, int dead, int item, u64 value, u64 ts)
 	 * up to its next snapshot. */
 	from->untraced_pending = 0;
 	from->folded = true;
-	if (from->phase != BEFORE_SNAP1) {
+	if (from->phase == BETWEEN_SNAPS) {
 		/* With counter fields, a fold that finds other than the replay is a located break. */
-		if (r->have_counter && from->phase == BETWEEN_SNAPS && from->cur[item] != value)
+		if (r->have_counter && from->cur[item] != value)
 			cont_break(r, dead, item, from->cur[item], value, ts);
 		else
 			diverged(from, item, from->cur[item], value, DIV_FOLD, ts);
+	}
+	if (from->phase != BEFORE_SNAP1) {
+		/* After its tag-2 snapshot nothing is checked: the replay only goes on (to zero). */
 		from->cur[item] = 0;
 		from->last_ts[item] = ts;
 	}

@@ -200,6 +200,21 @@ int main(void)
 		      "breaks %llu, listed %zu, over %llu", r.nbreaks, r.nlisted, r.cpu[0].over[1]);
 		replay_free(&r);
 	}
+	/* 8b. After a CPU's tag-2 snapshot nothing is checked: a fold of it then is not judged. */
+	{
+		u64 s1[NITEMS] = { 10, 0, 0 }, s2[NITEMS] = { 10, 0, 0 }, s2b[NITEMS] = { 4, 0, 0 };
+		u64 fold_counter = 10 + 9;
+
+		start(&r, s1, true);
+		count(&r, 1, 0, 4, 4, 200);
+		finish(&r, s2, s2b);
+		replay_fold(&r, 0, 1, 0, 9, &fold_counter, 1100);	/* 5 more counted after tag 2 */
+		CHECK("a fold of a CPU after its tag-2 snapshot: not checked against the replay",
+		      !r.nbreaks && !r.cpu[1].under[0] && !r.cpu[1].over[0] &&
+		      r.cpu[1].div_site[0] == DIV_NONE, "breaks %llu under %llu over %llu site %d",
+		      r.nbreaks, r.cpu[1].under[0], r.cpu[1].over[0], r.cpu[1].div_site[0]);
+		replay_free(&r);
+	}
 	/* 9. vm_event_untraced: counts moved while the CPU was not online, reported after. */
 	{
 		u64 s1[NITEMS] = { 10, 0, 0 }, s2[NITEMS] = { 15, 0, 0 };
