@@ -71,6 +71,7 @@ void replay_free(struct replay *r)
 			free(s->accounted);
 			free(s->credit);
 			free(s->bins);
+			free(s->brk);
 			free(s->run_sum);
 			free(s->run_mark);
 			free(s->touched);
@@ -222,16 +223,16 @@ static void cont_break(struct replay *r, int cpu, int item, u64 replayed, u64 co
 	}
 	r->nbreaks++;
 	diverged(s, item, replayed, counter, DIV_BREAK, ts);
-	if (r->nlisted >= MAX_LISTED_BREAKS || r->brk_list_lost)
+	if (s->nbrk >= MAX_LISTED_BREAKS)
 		return;
-	if (!r->brk) {
-		r->brk = calloc(MAX_LISTED_BREAKS, sizeof(*r->brk));
-		if (!r->brk) {
+	if (!s->brk) {
+		s->brk = calloc(MAX_LISTED_BREAKS, sizeof(*s->brk));
+		if (!s->brk) {
 			r->brk_list_lost = true;
 			return;
 		}
 	}
-	b = &r->brk[r->nlisted++];
+	b = &s->brk[s->nbrk++];
 	b->cpu = cpu;
 	b->item = item;
 	b->from = s->last_ts[item];
@@ -272,11 +273,11 @@ void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 t
 	s->accounted[item] += use;
 	s->credit[item] += d - use;
 	/* The listed breaks it explains, latest first. */
-	for (size_t k = r->nlisted; use && k-- > 0;) {
-		struct cont_break *b = &r->brk[k];
+	for (size_t k = s->nbrk; use && k-- > 0;) {
+		struct cont_break *b = &s->brk[k];
 		u64 open;
 
-		if (b->cpu != cpu || b->item != item || mod_negative(b->moved))
+		if (b->item != item || mod_negative(b->moved))
 			continue;
 		open = b->moved - b->accounted;
 		if (open > use)
@@ -511,10 +512,10 @@ static int break_order(const void *a, const void *b)
 {
 	const struct cont_break *x = a, *y = b;
 
-	if (x->to != y->to)
-		return x->to < y->to ? -1 : 1;
 	if (x->cpu != y->cpu)
 		return x->cpu < y->cpu ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
 	if (x->item != y->item)
 		return x->item < y->item ? -1 : 1;
 	return x->from < y->from ? -1 : x->from > y->from;
@@ -522,6 +523,28 @@ static int break_order(const void *a, const void *b)
 
 void replay_sort_breaks(struct replay *r)
 {
-	if (r->brk && r->nlisted > 1)
-		qsort(r->brk, r->nlisted, sizeof(*r->brk), break_order);
+	size_t total = 0;
+
+	free(r->brk);
+	r->brk = NULL;
+	r->nlisted = 0;
+	/* CPU by CPU: the list is every CPU's breaks in CPU order, cut at MAX_LISTED_BREAKS. */
+	for (int c = 0; c < r->ncpus && total < MAX_LISTED_BREAKS; c++)
+		total += r->cpu[c].nbrk;
+	if (!total)
+		return;
+	r->brk = calloc(total, sizeof(*r->brk));
+	if (!r->brk) {
+		r->brk_list_lost = true;
+		return;
+	}
+	for (int c = 0; c < r->ncpus && r->nlisted < total; c++) {
+		if (!r->cpu[c].nbrk)
+			continue;
+		memcpy(r->brk + r->nlisted, r->cpu[c].brk, r->cpu[c].nbrk * sizeof(*r->brk));
+		r->nlisted += r->cpu[c].nbrk;
+	}
+	qsort(r->brk, r->nlisted, sizeof(*r->brk), break_order);
+	if (r->nlisted > MAX_LISTED_BREAKS)
+		r->nlisted = MAX_LISTED_BREAKS;
 }

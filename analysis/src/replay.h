@@ -85,6 +85,8 @@ struct cpu_replay {
 	int pending_item;
 	u64 untraced_refuted, refuted_ts, refuted_by;	/* the first refuted: its time, the record's */
 	int refuted_item;
+	struct cont_break *brk;		/* this CPU's first MAX_LISTED_BREAKS breaks, in its order */
+	size_t nbrk;
 	unsigned int *bins;		/* activity histogram: MAX_BINS per item; NULL until this
 					 * CPU has an event between its snapshots, and for CPUs
 					 * from SVG_CPUS on */
@@ -129,7 +131,7 @@ struct replay {
 	u64 events_checked;		/* events and folds whose counter field was checked */
 	u64 nbreaks;			/* all breaks; the first MAX_LISTED_BREAKS are listed */
 	u64 untraced_reports;		/* vm_event_untraced events between the snapshots */
-	struct cont_break *brk;
+	struct cont_break *brk;		/* replay_sort_breaks(): the listed breaks of every CPU */
 	size_t nlisted;
 	bool brk_list_lost;		/* out of memory for the list (the counts stay exact) */
 	struct task_table tasks;	/* deltas between the snapshots per (pid, item) */
@@ -234,7 +236,12 @@ void replay_missed(struct replay *r, int cpu, long long missed);
 void replay_seen(struct replay *r, int cpu, u64 ts);
 /* After the last record: one bin width for every CPU's histogram (r->bin_ns, r->nbins). */
 void replay_finish_bins(struct replay *r);
-/* After the last record: the listed breaks in time order (CPU, item for ties). */
+/*
+ * replay_sort_breaks - after the last record: r->brk, the breaks of every CPU sorted by
+ * (CPU, time, item), the first MAX_LISTED_BREAKS of them. Each CPU keeps its own first
+ * MAX_LISTED_BREAKS in its own order, which no thread schedule changes, so the list is the same
+ * whatever thread read which CPU, and with either reader.
+ */
 void replay_sort_breaks(struct replay *r);
 
 #endif

@@ -487,36 +487,6 @@ static void merge_tallies(struct replay *r, struct thread_out *o)
 	}
 }
 
-/* Every thread's listed breaks in time order, the first MAX_LISTED_BREAKS kept. */
-static void merge_breaks(struct replay *r, struct thread_out *outs, int nthreads)
-{
-	size_t total = 0;
-	struct cont_break *all;
-
-	for (int i = 0; i < nthreads; i++)
-		total += outs[i].r.nlisted;
-	if (!total)
-		return;
-	all = calloc(total, sizeof(*all));
-	if (!all) {
-		r->brk_list_lost = true;
-		return;
-	}
-	total = 0;
-	for (int i = 0; i < nthreads; i++) {
-		if (!outs[i].r.nlisted)
-			continue;
-		memcpy(all + total, outs[i].r.brk, outs[i].r.nlisted * sizeof(*all));
-		total += outs[i].r.nlisted;
-	}
-	free(r->brk);
-	r->brk = all;
-	r->nlisted = total;
-	replay_sort_breaks(r);
-	if (r->nlisted > MAX_LISTED_BREAKS)
-		r->nlisted = MAX_LISTED_BREAKS;
-}
-
 int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bool progress,
 			char *err, size_t errlen)
 {
@@ -658,7 +628,6 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 		goto job_error;
 	for (int i = 0; i < nthreads; i++)
 		merge_tallies(r, &outs[i]);
-	merge_breaks(r, outs, nthreads);
 	ret = 0;
 	goto out;
 

@@ -46,6 +46,7 @@ static void finish(struct replay *r, const u64 *snap2_cpu0, const u64 *snap2_cpu
 
 	replay_snapshot(r, 0, 2, snap2_cpu0, NITEMS, 1000);
 	replay_snapshot(r, 1, 2, snap2_cpu1 ? snap2_cpu1 : zero, NITEMS, 1001);
+	replay_sort_breaks(r);
 }
 
 static void count(struct replay *r, int cpu, int item, long long delta, u64 counter, u64 ts)
