@@ -226,18 +226,50 @@ static const char *json_number(const char *s)
 	return s[0] == '+' ? s + 1 : s;
 }
 
+/*
+ * The length of the valid UTF-8 sequence at s (1 to 4), or 0 when its first byte does not start
+ * one: no overlong form, no surrogate, nothing past U+10FFFF, no U+FFFE/U+FFFF (not XML).
+ */
+static int utf8_len(const unsigned char *s)
+{
+	unsigned int cp, min;
+	int n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f, min = 0x80;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f, min = 0x800;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (int k = 1; k < n; k++) {
+		if ((s[k] & 0xc0) != 0x80)	/* the string's NUL ends here too */
+			return 0;
+		cp = cp << 6 | (s[k] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+		return 0;
+	return n;
+}
+
+/* A JSON string: a byte that is not valid UTF-8 is written as \u00XX (its value). */
 static void json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
-	for (; s && *s; s++) {
+	while (s && *s) {
 		unsigned char ch = (unsigned char)*s;
+		int n = utf8_len((const unsigned char *)s);
 
 		if (ch == '"' || ch == '\\')
 			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
+		else if (ch < 0x20 || ch == 0x7f || !n)
 			fprintf(out, "\\u%04x", ch);
 		else
-			fputc(ch, out);
+			fwrite(s, 1, (size_t)n, out);
+		s += n ? n : 1;
 	}
 	fputc('"', out);
 }
@@ -351,17 +383,26 @@ void report_json(const struct audit *a, FILE *out)
 	fputs("\n  ]\n}\n", out);
 }
 
+/* XML text: a byte that is not valid UTF-8 is written as &#xXX; (its value), controls dropped. */
 static void xml_text(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '<')
+	while (*s) {
+		unsigned char ch = (unsigned char)*s;
+		int n = utf8_len((const unsigned char *)s);
+
+		if (ch == '<')
 			fputs("&lt;", out);
-		else if (*s == '>')
+		else if (ch == '>')
 			fputs("&gt;", out);
-		else if (*s == '&')
+		else if (ch == '&')
 			fputs("&amp;", out);
-		else if ((unsigned char)*s >= 0x20)
-			fputc(*s, out);
+		else if (ch == '"')
+			fputs("&quot;", out);
+		else if (!n)
+			fprintf(out, "&#x%02x;", ch);
+		else if (ch >= 0x20)
+			fwrite(s, 1, (size_t)n, out);
+		s += n ? n : 1;
 	}
 }
 
