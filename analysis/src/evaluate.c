@@ -115,14 +115,14 @@ u64 counter_delta(const struct audit *a, int cpu, int item)
 
 	if (!cpu_has_window(a, cpu))
 		return 0;
-	return s->snap2[item] - s->snap1[item];
+	return replay_wrap(&a->r, s->snap2[item] - s->snap1[item]);
 }
 
 u64 replay_delta(const struct audit *a, int cpu, int item)
 {
 	const struct cpu_replay *s = &a->r.cpu[cpu];
 
-	return s->traced[item] + s->fold_net[item];
+	return replay_wrap(&a->r, s->traced[item] + s->fold_net[item]);
 }
 
 const char *fmt_difference(char buf[24], u64 under, u64 over)
@@ -259,10 +259,11 @@ static int item_index(const struct audit *a, const char *name)
 }
 
 /* Whether a counter went down: its move modulo 2^64 is past half the range. */
-static bool went_down(u64 from, u64 to)
+static bool went_down_r(const struct replay *r, u64 from, u64 to)
 {
-	return to - from > (u64)INT64_MAX;
+	return mod_negative(replay_wrap(r, to - from));
 }
+#define went_down(from, to) went_down_r(&a->r, from, to)
 
 int audit_check_inputs(struct audit *a, char *err, size_t errlen)
 {

@@ -10,6 +10,7 @@ int replay_init(struct replay *r, int ncpus, int nitems)
 	r->ncpus = ncpus;
 	r->nitems = nitems;
 	r->bin_ns = BIN_NS;
+	r->mask = ~0ULL;
 	r->cpu = calloc((size_t)ncpus, sizeof(*r->cpu));
 	if (!r->cpu)
 		return -1;
@@ -178,10 +179,10 @@ void replay_finish_bins(struct replay *r)
 }
 
 /* The replay says REPLAYED where the counter says COUNTER (modulo 2^64). */
-static void diverged(struct cpu_replay *s, int item, u64 replayed, u64 counter,
-		     enum divergence_site site, u64 ts)
+static void diverged(const struct replay *r, struct cpu_replay *s, int item, u64 replayed,
+		     u64 counter, enum divergence_site site, u64 ts)
 {
-	u64 diff = replayed - counter;
+	u64 diff = replay_wrap(r, replayed - counter);
 
 	if (!diff)
 		return;
@@ -205,7 +206,7 @@ static void cont_break(struct replay *r, int cpu, int item, u64 replayed, u64 co
 {
 	struct cpu_replay *s = &r->cpu[cpu];
 	struct cont_break *b;
-	u64 moved = counter - replayed;
+	u64 moved = replay_wrap(r, counter - replayed);
 
 	/* Counts an earlier vm_event_untraced reported for this CPU and item explain it. */
 	if (!mod_negative(moved) && s->credit[item]) {
@@ -213,7 +214,7 @@ static void cont_break(struct replay *r, int cpu, int item, u64 replayed, u64 co
 
 		s->credit[item] -= use;
 		s->accounted[item] += use;
-		replayed += use;
+		replayed = (replayed + use) & r->mask;
 		if (replayed == counter)
 			return;
 	}
@@ -222,7 +223,7 @@ static void cont_break(struct replay *r, int cpu, int item, u64 replayed, u64 co
 		s->brk_to[item] = ts;
 	}
 	r->nbreaks++;
-	diverged(s, item, replayed, counter, DIV_BREAK, ts);
+	diverged(r, s, item, replayed, counter, DIV_BREAK, ts);
 	if (s->nbrk >= MAX_LISTED_BREAKS)
 		return;
 	if (!s->brk) {
@@ -237,7 +238,7 @@ static void cont_break(struct replay *r, int cpu, int item, u64 replayed, u64 co
 	b->item = item;
 	b->from = s->last_ts[item];
 	b->to = ts;
-	b->moved = counter - replayed;
+	b->moved = replay_wrap(r, counter - replayed);
 }
 
 /*
@@ -349,7 +350,7 @@ void replay_count(struct replay *r, int cpu, int item, long long delta, const u6
 	if (s->phase == BEFORE_SNAP1)
 		return;
 	/* After tag 2 the replay goes on, for the /proc/vmstat copy read after it. */
-	cont_check(r, cpu, item, s->cur[item] + (u64)delta, counter, ts);
+	cont_check(r, cpu, item, (s->cur[item] + (u64)delta) & r->mask, counter, ts);
 	if (s->phase != BETWEEN_SNAPS)
 		return;
 	s->events_in_window++;
@@ -390,7 +391,7 @@ void replay_fold_in(struct replay *r, int cpu, int item, u64 value, const u64 *c
 	if (to->untraced_pending)
 		untraced_refute(to, ts);
 	if (to->phase != BEFORE_SNAP1)
-		cont_check(r, cpu, item, to->cur[item] + value, counter, ts);
+		cont_check(r, cpu, item, (to->cur[item] + value) & r->mask, counter, ts);
 	if (to->phase == BETWEEN_SNAPS)
 		to->fold_net[item] += value;
 }
@@ -409,7 +410,7 @@ void replay_fold_out(struct replay *r, int dead, int item, u64 value, u64 ts)
 		if (r->have_counter && from->cur[item] != value)
 			cont_break(r, dead, item, from->cur[item], value, ts);
 		else
-			diverged(from, item, from->cur[item], value, DIV_FOLD, ts);
+			diverged(r, from, item, from->cur[item], value, DIV_FOLD, ts);
 	}
 	if (from->phase != BEFORE_SNAP1) {
 		/* After its tag-2 snapshot nothing is checked: the replay only goes on (to zero). */
@@ -460,7 +461,7 @@ int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *valu
 			if (r->have_counter)
 				cont_break(r, cpu, i, s->cur[i], values[i], ts);
 			else
-				diverged(s, i, s->cur[i], values[i], DIV_SNAP2, ts);
+				diverged(r, s, i, s->cur[i], values[i], DIV_SNAP2, ts);
 		}
 		s->phase = AFTER_SNAP2;
 		/* Go on from the counters, so a loss is reported once, here. */

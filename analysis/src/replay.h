@@ -126,6 +126,12 @@ struct replay {
 	int nbins;
 	u64 records, unknown_items;
 	bool bins_lost;			/* out of memory for some CPU's histogram (SVG only) */
+	/*
+	 * The kernel's counters are unsigned long: 2^64 - 1 (a 64-bit kernel) or 2^32 - 1 (a
+	 * 32-bit one, the file header's long size 4) is where they wrap. replay_init() sets
+	 * 2^64 - 1; trace_replay() the file's.
+	 */
+	u64 mask;
 	/* Per-event continuity: only when the events carry the counter's value. */
 	bool have_counter;
 	u64 events_checked;		/* events and folds whose counter field was checked */
@@ -136,6 +142,13 @@ struct replay {
 	bool brk_list_lost;		/* out of memory for the list (the counts stay exact) */
 	struct task_table tasks;	/* deltas between the snapshots per (pid, item) */
 };
+
+/* replay_wrap - v modulo the counters' width (r->mask), read as signed: a 64-bit move. */
+static inline u64 replay_wrap(const struct replay *r, u64 v)
+{
+	v &= r->mask;
+	return r->mask != ~0ULL && v > r->mask >> 1 ? v | ~r->mask : v;
+}
 
 int replay_init(struct replay *r, int ncpus, int nitems);
 void replay_free(struct replay *r);

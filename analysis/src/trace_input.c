@@ -1010,6 +1010,7 @@ int trace_replay(struct trace_input *t, struct replay *r, enum trace_reader read
 	int ret;
 
 	r->have_counter = t->f_counter != NULL;
+	r->mask = t->long_size == 4 ? 0xffffffffULL : ~0ULL;
 	if (reader == READER_MERGED)
 		snprintf(t->reader_used, sizeof(t->reader_used), "libtracecmd's merged iteration "
 			 "(--reader merged)");
@@ -1037,6 +1038,7 @@ int trace_replay(struct trace_input *t, struct replay *r, enum trace_reader read
 			if (replay_init(r, t->ncpus, t->nitems))
 				return set_err(err, errlen, "out of memory");
 			r->have_counter = t->f_counter != NULL;
+			r->mask = t->long_size == 4 ? 0xffffffffULL : ~0ULL;
 			ret = trace_replay_merged(t, r, progress, err, errlen);
 		}
 	} else {

@@ -216,6 +216,21 @@ int main(void)
 		      r.nbreaks, r.cpu[1].under[0], r.cpu[1].over[0], r.cpu[1].div_site[0]);
 		replay_free(&r);
 	}
+	/* 8c. A 32-bit kernel (the file's long size 4): its counters wrap at 2^32, so does the replay. */
+	{
+		u64 s1[NITEMS] = { 0xfffffff0ULL, 0, 0 }, s2[NITEMS] = { 0x12, 0, 0 };
+
+		start(&r, s1, true);
+		r.mask = 0xffffffffULL;
+		count(&r, 0, 0, 0x20, 0x10, 200);	/* wraps past 2^32 */
+		count(&r, 0, 0, 1, 0x12, 300);		/* a real break of +1 */
+		finish(&r, s2, NULL);
+		CHECK("32-bit counters: a wrap at 2^32 is no break, a break of +1 is +1",
+		      r.nbreaks == 1 && r.nlisted == 1 && r.brk[0].moved == 1 && r.brk[0].to == 300 &&
+		      r.cpu[0].over[0] == 1 && !r.cpu[0].under[0], "breaks %llu moved %llu over %llu under %llu",
+		      r.nbreaks, r.nlisted ? r.brk[0].moved : 0, r.cpu[0].over[0], r.cpu[0].under[0]);
+		replay_free(&r);
+	}
 	/* 9. vm_event_untraced: counts moved while the CPU was not online, reported after. */
 	{
 		u64 s1[NITEMS] = { 10, 0, 0 }, s2[NITEMS] = { 15, 0, 0 };
