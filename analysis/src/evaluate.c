@@ -347,6 +347,26 @@ int audit_check_inputs(struct audit *a, char *err, size_t errlen)
 	 * event, that is missing input; with its format in the file, the replay judges the move
 	 * (a break, or a fold lost with another CPU's events: see audit_evaluate()).
 	 */
+	for (int c = 0; c < r->ncpus; c++) {
+		const struct cpu_replay *s = &r->cpu[c];
+
+		if (s->phase != AFTER_SNAP2 || a->t.id_fold < 0 || s->folds_out_in_window || !s->folds_out)
+			continue;
+		/*
+		 * Folds of this CPU are in the file, none between its snapshots, yet a counter went
+		 * down there: the timestamps of this CPU and of the CPUs that recorded its folds
+		 * disagree (one CPU's clock shifted), the file's order, not the kernel's counts.
+		 */
+		for (int i = 0; i < a->t.nitems; i++)
+			if (went_down(s->snap1[i], s->snap2[i]))
+				return set_err(err, errlen, "%s: cpu%d %s went down from %llu at its tag-1 "
+					       "snapshot (%.6f s) to %llu at its tag-2 snapshot (%.6f s), and "
+					       "the %llu vm_event_fold events of cpu%d in the file all fall outside "
+					       "that window: the timestamps of cpu%d and of the CPUs that recorded its "
+					       "folds disagree (a CPU's clock shifted?)", a->t.path, c,
+					       item_name(a, i), s->snap1[i], (double)s->snap1_ts / 1e9,
+					       s->snap2[i], (double)s->snap2_ts / 1e9, s->folds_out, c, c);
+	}
 	for (int c = 0; c < r->ncpus && a->t.id_fold < 0; c++) {
 		const struct cpu_replay *s = &r->cpu[c];
 
