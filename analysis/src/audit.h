@@ -52,9 +52,10 @@ int strlist_add(struct strlist *l, const char *fmt, ...) __attribute__((format(p
 void strlist_free(struct strlist *l);
 
 /*
- * Input faults found by comparing the text inputs with the trace's own tables and the replay
- * (a table or copy that lacks items or CPUs, or names unknown ones, a counter that went down
- * with no fold traced): 0, or -1 with "file: line: reason" in err (bad input, exit 2).
+ * audit_check_inputs - input faults found by comparing the text inputs with the trace's own
+ * tables and the replay (a table or copy that lacks items or CPUs, or names unknown ones; a
+ * counter that went down in a file without the fold event, or whose CPU's folds all fall
+ * outside its window): 0, or -1 with "file: line: reason" in err (bad input, exit 2).
  */
 int audit_check_inputs(struct audit *a, char *err, size_t errlen);
 
@@ -66,7 +67,11 @@ int audit_check_inputs(struct audit *a, char *err, size_t errlen);
 void audit_evaluate(struct audit *a);
 
 const char *verdict_name(enum verdict v);
-/* Moves modulo 2^64 (read with mod_negative()/fmt_move()). */
+/*
+ * counter_delta - how far a CPU's counter moved between its snapshots, modulo the counters'
+ * width and read as signed (replay_wrap(); print with fmt_move()). replay_delta - the same
+ * as the events and folds say.
+ */
 u64 counter_delta(const struct audit *a, int cpu, int item);
 u64 replay_delta(const struct audit *a, int cpu, int item);
 /* counter - events of one CPU and item, over every check, formatted with its sign. */

@@ -470,9 +470,25 @@ void audit_evaluate(struct audit *a)
 			any_snap[1] = true;
 		if (s->phase == AFTER_SNAP2)
 			any_snap[2] = true;
-		if (s->lost_unknown || s->missed > 0)
-			doubt(a, "CPU %d lost events in the ring buffer (%s)", c,
-				    s->lost_unknown ? "count unknown" : "missed events reported");
+		if (cpu_lost_events(a, c)) {
+			/* Which of its (CPU, item) pairs that affects. */
+			int pairs = 0;
+
+			for (int i = 0; i < a->t.nitems; i++)
+				pairs += s->under[i] || s->over[i];
+			if (s->lost_unknown)
+				doubt(a, "CPU %d lost events in the ring buffer (count unknown%s)", c,
+				      s->missed ? ", more than the pages' stored counts" : "");
+			else if (s->missed > 0)
+				doubt(a, "CPU %d lost events in the ring buffer (missed events reported: "
+				      "%llu%s)", c, s->missed, s->missed == ~0ULL ? " or more" : "");
+			if (!r->have_counter)
+				doubt(a, "cpu%d: with events lost and no counter field, none of its %d "
+				      "item(s) is proven: %d differ between its snapshots", c, a->t.nitems, pairs);
+			else
+				doubt(a, "cpu%d: events lost affect %d of its (CPU, item) pairs, listed as "
+				      "lost:; each of its other pairs replayed exactly, event by event", c, pairs);
+		}
 		if (st->overrun || st->commit_overrun || st->dropped)
 			doubt(a, "CPU %d ring buffer overran: %llu overwritten, "
 				    "%llu commit overruns, %llu dropped", c, st->overrun,

@@ -152,7 +152,11 @@ static inline u64 replay_wrap(const struct replay *r, u64 v)
 
 int replay_init(struct replay *r, int ncpus, int nitems);
 void replay_free(struct replay *r);
-/* counter: the event's counter field (the value after the update), or NULL without one. */
+/*
+ * replay_count - one vm_event_count of CPU. counter: the event's counter field (the value
+ * after the update), or NULL without one. A record of CPU also refutes its pending
+ * vm_event_untraced reports (it was online).
+ */
 void replay_count(struct replay *r, int cpu, int item, long long delta, const u64 *counter, u64 ts,
 		  int pid);
 /*
@@ -229,8 +233,16 @@ static inline void count_cursor_count(struct count_cursor *c, u64 item, u64 delt
 /* Moves CPU's pending per-task sums into r->tasks (after its last record). */
 void replay_flush_tasks(struct replay *r, int cpu);
 void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, const u64 *counter, u64 ts);
-/* replay_fold()'s two halves: the receiving CPU's, and the dead CPU's (valid CPU and item). */
+/*
+ * replay_fold_in - replay_fold()'s half on the receiving CPU (valid CPU and item): its
+ * counter moves by value (modulo the counters' width).
+ */
 void replay_fold_in(struct replay *r, int cpu, int item, u64 value, const u64 *counter, u64 ts);
+/*
+ * replay_fold_out - replay_fold()'s half on the dead CPU (valid CPU and item): between its
+ * snapshots its replay must hold value (a break otherwise), after its tag-2 snapshot nothing is
+ * checked; it goes to zero. Its vm_event_untraced reports before this fold are confirmed.
+ */
 void replay_fold_out(struct replay *r, int dead, int item, u64 value, u64 ts);
 /*
  * replay_untraced - vm_event_untraced: DELTA counts of ITEM moved on CPU while it was not
@@ -238,7 +250,11 @@ void replay_fold_out(struct replay *r, int dead, int item, u64 value, u64 ts);
  * that is not is counted in untraced_refuted (or stays pending to the end: refuted too).
  */
 void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 ts);
-/* Returns -1 when the array does not have nitems entries. */
+/*
+ * replay_snapshot - a vm_event_snapshot of CPU: tag 1 starts its window, tag 2 ends it (every
+ * item compared). Refutes CPU's pending vm_event_untraced reports, and ends the interval after
+ * a fold in which they are valid. Returns -1 when the array does not have nitems entries.
+ */
 int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *values, size_t n, u64 ts);
 void replay_marker(struct replay *r, int which, u64 ts);
 /*

@@ -93,12 +93,18 @@ enum trace_reader {
 };
 
 /*
- * Replays every record into r; 0, or -1 with a reason in err (malformed record, or
- * READER_PERCPU on a file that cannot be read that way). threads: 0 for one per online core.
+ * trace_replay - replays every record into r, modulo the counters' width (the file's long
+ * size), and names the reader used in t->reader_used; 0, or -1 with a reason in err (a
+ * malformed record, a CPU whose time goes backwards, or READER_PERCPU on a file that cannot be
+ * read that way). threads: 0 for one per online core.
  */
 int trace_replay(struct trace_input *t, struct replay *r, enum trace_reader reader, int threads,
 		 bool progress, char *err, size_t errlen);
-/* trace_percpu.c: the per-CPU reader. */
+/*
+ * trace_replay_percpu - the per-CPU reader (trace_percpu.c): 0; -1 with the reason in err
+ * (bad input: a corrupt page, time going backwards on a CPU); 1 when the file cannot be mapped
+ * (the merged reader can still read it).
+ */
 int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bool progress,
 			char *err, size_t errlen);
 
