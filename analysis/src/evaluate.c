@@ -608,6 +608,43 @@ void audit_evaluate(struct audit *a)
 				    (double)s->div_ts[i] / 1e9);
 		}
 	}
+	/* After tag 2: the replay /proc/vmstat copy 2 is judged by goes on event by event. */
+	for (int c = 0; c < r->ncpus; c++) {
+		const struct cpu_replay *s = &r->cpu[c];
+		char b1[24];
+
+		for (int down = 0; down < 2; down++) {
+			const struct tail_breaks *t = &s->tail[down];
+
+			if (!t->n)
+				continue;
+			if (cpu_lost_events(a, c)) {
+				a->doubtful = true;
+				strlist_add(&a->lost, "cpu%d %s: %s counts moved without a recorded event "
+					    "after its tag-2 snapshot, in %llu window(s), the first from %.6f s "
+					    "to %.6f s", c, item_name(a, t->item), fmt_move(b1, t->moved, true),
+					    t->n, (double)t->from / 1e9, (double)t->to / 1e9);
+			} else if (down && a->any_loss) {
+				/* Only a fold takes counts away: its event may be among those lost. */
+				doubt(a, "cpu%d %s: counter %s below the replay after its tag-2 snapshot, "
+				      "in %llu window(s), the first from %.6f s to %.6f s, not proven: a CPU "
+				      "lost events, and a fold out of cpu%d may be among them", c,
+				      item_name(a, t->item), fmt_move(b1, t->moved, true), t->n,
+				      (double)t->from / 1e9, (double)t->to / 1e9, c);
+			} else {
+				proven(a, "cpu%d %s: %llu break(s) in the per-event continuity after its "
+				       "tag-2 snapshot (the replay /proc/vmstat copy 2 is judged by), the "
+				       "first between %.6f s and %.6f s, where %s counts moved without a "
+				       "recorded event", c, item_name(a, t->item), t->n,
+				       (double)t->from / 1e9, (double)t->to / 1e9,
+				       fmt_move(b1, t->moved, true));
+			}
+		}
+		if (s->tail_unsure)
+			doubt(a, "cpu%d: %llu counter(s) moved more than their events after a fold of it "
+			      "past its tag-2 snapshot (counts while it was not online, which no snapshot "
+			      "reports there): not proven", c, s->tail_unsure);
+	}
 	for (int i = 0; i < a->t.nitems; i++) {
 		for (int c = 0; c < r->ncpus; c++) {
 			if (r->cpu[c].traced[i]) {

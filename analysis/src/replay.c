@@ -300,6 +300,30 @@ static void untraced_refute(struct cpu_replay *s, u64 ts)
 	s->untraced_pending = 0;
 }
 
+/*
+ * A break after the tag-2 snapshot (the replay /proc/vmstat copy 2 is judged by goes on from
+ * the counter), kept in tail[0] when the counter is above the replay, tail[1] below. Above it
+ * after a fold of this CPU: counts that moved while it was not
+ * online, which no snapshot after tag 2 reports (not proven).
+ */
+static void tail_break(const struct replay *r, struct cpu_replay *s, int item, u64 replayed,
+		       u64 counter, u64 ts)
+{
+	u64 moved = replay_wrap(r, counter - replayed);
+	struct tail_breaks *t = &s->tail[mod_negative(moved)];
+
+	if (s->folded && !mod_negative(moved)) {
+		s->tail_unsure++;
+		return;
+	}
+	if (!t->n++) {
+		t->item = item;
+		t->from = s->last_ts[item];
+		t->to = ts;
+		t->moved = moved;
+	}
+}
+
 /* Checks an event's counter field against the replay, then moves the replay to it. */
 static inline __attribute__((always_inline)) void cont_check(struct replay *r, int cpu, int item,
 							  u64 replayed, const u64 *counter, u64 ts)
@@ -307,6 +331,12 @@ static inline __attribute__((always_inline)) void cont_check(struct replay *r, i
 	struct cpu_replay *s = &r->cpu[cpu];
 
 	s->cur[item] = replayed;
+	if (counter && s->phase == AFTER_SNAP2 && *counter != replayed) {
+		tail_break(r, s, item, replayed, *counter, ts);
+		s->cur[item] = *counter;
+	}
+	if (counter && s->phase == AFTER_SNAP2)
+		s->last_ts[item] = ts;
 	if (!counter || s->phase != BETWEEN_SNAPS)
 		return;
 	r->events_checked++;
@@ -466,6 +496,8 @@ int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *valu
 		s->phase = AFTER_SNAP2;
 		/* Go on from the counters, so a loss is reported once, here. */
 		memcpy(s->cur, values, n * sizeof(u64));
+		for (size_t i = 0; i < n; i++)
+			s->last_ts[i] = ts;
 	}
 	return 0;
 }

@@ -85,6 +85,19 @@ struct cpu_replay {
 	int pending_item;
 	u64 untraced_refuted, refuted_ts, refuted_by;	/* the first refuted: its time, the record's */
 	int refuted_item;
+	/*
+	 * After the tag-2 snapshot the replay goes on for /proc/vmstat copy 2, and the counter
+	 * chain is checked there too. tail[0] the breaks where the counter went up past the
+	 * replay, tail[1] those where it went down (a fold out of this CPU recorded among another
+	 * CPU's lost events would explain those): how many, the first one's item, window and move.
+	 * tail_unsure: rises after a fold of this CPU (counts that moved while it was outside
+	 * cpu_online_mask, which no snapshot after tag 2 can report).
+	 */
+	struct tail_breaks {
+		u64 n, from, to, moved;
+		int item;
+	} tail[2];
+	u64 tail_unsure;
 	struct cont_break *brk;		/* this CPU's first MAX_LISTED_BREAKS breaks, in its order */
 	size_t nbrk;
 	unsigned int *bins;		/* activity histogram: MAX_BINS per item; NULL until this
