@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The per-CPU reader: each CPU's pages are read straight from the file (mapped), one thread
+ * The per-CPU reader: each CPU's pages are read straight from the file (pread()), one thread
  * per CPU up to the number of cores, instead of libtracecmd's iteration that merges every CPU
  * by timestamp and allocates a record per event.
  *
@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <event-parse.h>
@@ -71,8 +70,13 @@ struct count_layout {
 
 struct percpu;
 
+/* Bytes of pages read at a time by each thread: small enough to stay in its core's cache. */
+#define READ_CHUNK (256u << 10)
+
 struct thread_out {
 	struct percpu *pc;
+	unsigned char *buf;		/* the pages being read: READ_CHUNK bytes, or one page */
+	size_t buf_len;
 	struct replay r;		/* shallow copy: own tallies, shared per-CPU state */
 	u64 *marker_total[4];
 	bool marker_incomplete[4];
@@ -84,7 +88,7 @@ struct thread_out {
 struct percpu {
 	struct trace_input *t;
 	struct replay *r;
-	const unsigned char *map;
+	int fd;
 	struct cpu_job *jobs;
 	int njobs;
 	atomic_int next_job;
@@ -234,6 +238,26 @@ static size_t next_concerning(const struct percpu *pc, size_t ext, int cpu, bool
 	return ext;
 }
 
+/* len bytes at offset off into buf: 0, or -1 with errno (0: the file ends before them). */
+static int read_at_fully(int fd, unsigned char *buf, size_t len, u64 off)
+{
+	while (len) {
+		ssize_t n = pread(fd, buf, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = 0;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+		off += (u64)n;
+	}
+	return 0;
+}
+
 /*
  * Walks one CPU's pages. Phase 1 keeps its rare points; phase 2 replays it into o. Returns 0,
  * or -1 with the reason in the job (a corrupt page or record: bad input).
@@ -246,28 +270,38 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 	struct cpu_replay *s = &o->r.cpu[sec->cpu];
 	int cpu = sec->cpu, id_count = t->id_count;
 	u64 ord = 0, npages = sec->size / t->page_size, records = 0;
+	u64 per_read = o->buf_len / t->page_size, buf_off = 0;
 	bool have_next = false;
-	size_t ext = 0, host_page = (size_t)sysconf(_SC_PAGESIZE), done = sec->offset;
+	size_t ext = 0;
 	struct vm_record v;
+/* The file offset of a byte in the buffer. */
+#define FILE_OFF(ptr) (buf_off + (u64)((ptr) - o->buf))
 
 	if (pc->phase == 2)
 		ext = next_concerning(pc, 0, cpu, &have_next);
 	for (u64 k = 0; k < npages && !atomic_load_explicit(&pc->stop, memory_order_relaxed); k++) {
 		u64 page_off = sec->offset + k * t->page_size;
-		const unsigned char *page = pc->map + page_off;
+		const unsigned char *page;
 		struct ring_page pg;
 		struct ring_event ev;
 		const char *why = NULL;
 		int more;
 
-		/* What was read leaves this process's memory (the page cache keeps it). */
-		if (page_off - done >= (4u << 20)) {
-			size_t from = done / host_page * host_page, to = page_off / host_page * host_page;
+		/*
+		 * The pages are read into this thread's buffer, a few hundred KB at a time: memory
+		 * stays bounded whatever the trace's length, and no page of the file is mapped
+		 * (faulting in and dropping mapped pages cost more than the copy).
+		 */
+		if (k % per_read == 0) {
+			size_t len = (size_t)((npages - k < per_read ? npages - k : per_read) * t->page_size);
 
-			if (to > from)
-				madvise((void *)(pc->map + from), to - from, MADV_DONTNEED);
-			done = page_off;
+			if (read_at_fully(pc->fd, o->buf, len, page_off))
+				return job_fail(j->err, sizeof(j->err), "%s: CPU %d's pages at file offset "
+						"%llu cannot be read: %s", t->path, cpu, page_off,
+						errno ? strerror(errno) : "the file ends before them");
+			buf_off = page_off;
 		}
+		page = o->buf + (page_off - buf_off);
 		if (ring_page_load(&pg, page, t->page_size, t->page_long_size, t->big_endian, &why))
 			return job_fail(j->err, sizeof(j->err), "%s: CPU %d's page at file offset %llu "
 					"is corrupt: %s", t->path, cpu, page_off, why);
@@ -305,7 +339,7 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 						if (!j->any || first_ts < j->min_ts)
 							j->min_ts = first_ts;
 						if (j->any && first_ts < j->last_ts && !j->backwards_at)
-							j->backwards_at = (u64)(first - pc->map);
+							j->backwards_at = FILE_OFF(first);
 						j->last_ts = run.ts;
 						j->any = true;
 					}
@@ -347,12 +381,12 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 				if (!j->any || ev.ts < j->min_ts)
 					j->min_ts = ev.ts;
 				if (j->any && ev.ts < j->last_ts && !j->backwards_at)
-					j->backwards_at = (u64)(ev.data - pc->map);
+					j->backwards_at = FILE_OFF(ev.data);
 				j->last_ts = ev.ts;
 				j->any = true;
 				/* Most records are counts: only their type is read in this phase. */
 				if (!is_count) {
-					if (decode_record(t, ev.data, ev.size, cpu, (u64)(ev.data - pc->map),
+					if (decode_record(t, ev.data, ev.size, cpu, FILE_OFF(ev.data),
 							  o->values, &v, j->err, sizeof(j->err)))
 						return -1;
 					if ((v.kind == REC_MARKER || v.kind == REC_FOLD ||
@@ -394,7 +428,7 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 				ord++;
 				continue;
 			}
-			if (decode_record(t, ev.data, ev.size, cpu, (u64)(ev.data - pc->map), o->values, &v,
+			if (decode_record(t, ev.data, ev.size, cpu, FILE_OFF(ev.data), o->values, &v,
 					  j->err, sizeof(j->err)))
 				return -1;
 			switch (v.kind) {
@@ -428,6 +462,7 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 			apply_rare(o, &pc->ext[ext], cpu);
 	}
 	return 0;
+#undef FILE_OFF
 }
 
 static void *worker(void *arg)
@@ -523,32 +558,29 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 	struct percpu pc = { .t = t, .r = r };
 	struct thread_out *outs = NULL;
 	struct stat st;
-	size_t map_len = 0, nrare = 0, w = 0;
+	size_t file_len = 0, nrare = 0, w = 0;
 	struct cpu_section *empty = NULL;
-	int fd, ret = -1, nthreads;
+	int ret = -1, nthreads;
+	size_t buf_len;
 
-	fd = open(t->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
+	pc.fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (pc.fd < 0 || fstat(pc.fd, &st)) {
 		int e = errno;
 
-		if (fd >= 0)
-			close(fd);
+		if (pc.fd >= 0)
+			close(pc.fd);
 		return set_err(err, errlen, "%s: %s", t->path, strerror(e));
 	}
-	map_len = (size_t)st.st_size;
-	pc.map = map_len ? mmap(NULL, map_len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
-	close(fd);
-	if (pc.map == MAP_FAILED) {
-		set_err(err, errlen, "cannot map the file: %s", strerror(errno));
-		return 1;	/* the merged iteration can still read it */
-	}
+	file_len = (size_t)st.st_size;
 	for (int k = 0; k < t->nsections; k++)
-		if (t->sections[k].offset > map_len || t->sections[k].size > map_len - t->sections[k].offset) {
+		if (t->sections[k].offset > file_len || t->sections[k].size > file_len - t->sections[k].offset) {
 			set_err(err, errlen, "%s: CPU %d's data lies past the end of the file",
 				t->path, t->sections[k].cpu);
 			goto out;
 		}
-	madvise((void *)pc.map, map_len, MADV_SEQUENTIAL);
+	posix_fadvise(pc.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	/* Whole pages (at most 16 MB each, direct_sections() says), READ_CHUNK bytes at a time. */
+	buf_len = t->page_size >= READ_CHUNK ? t->page_size : READ_CHUNK / t->page_size * t->page_size;
 	fast_count_layout(t, &pc.count);
 
 	/* A job for every CPU the file names: one without data still receives folds and markers. */
@@ -578,7 +610,9 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 		outs[i].r.nlisted = 0;
 		memset(&outs[i].r.tasks, 0, sizeof(outs[i].r.tasks));
 		outs[i].values = calloc((size_t)t->nitems, sizeof(u64));
-		if (!outs[i].values)
+		outs[i].buf = malloc(buf_len);
+		outs[i].buf_len = buf_len;
+		if (!outs[i].values || !outs[i].buf)
 			goto oom;
 		for (int m = 0; m < 4; m++) {
 			outs[i].marker_total[m] = calloc((size_t)t->nitems, sizeof(u64));
@@ -673,6 +707,7 @@ out:
 	if (outs)
 		for (int i = 0; i < nthreads; i++) {
 			free(outs[i].values);
+			free(outs[i].buf);
 			free(outs[i].r.brk);
 			task_free(&outs[i].r.tasks);
 			for (int m = 0; m < 4; m++)
@@ -685,7 +720,6 @@ out:
 	free(pc.jobs);
 	free(empty);
 	free(pc.ext);
-	if (pc.map && pc.map != MAP_FAILED)
-		munmap((void *)pc.map, map_len);
+	close(pc.fd);
 	return ret;
 }
