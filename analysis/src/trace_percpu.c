@@ -66,7 +66,15 @@ struct count_layout {
 	 * machine (type_len = data bytes / 4), read by ring_run_next(); 0: never.
 	 */
 	unsigned int fixed_tl;
+	unsigned short id;		/* vm_event_count's id, when fixed_tl */
+	/*
+	 * std: fixed_tl with the series' layout on a 64-bit kernel, common_type at 0, common_pid
+	 * at 4, item at 8, delta at 16, counter at 24 (6.1 and 6.12): read with constant offsets.
+	 */
+	bool std;
 };
+
+enum { STD_TL = 8, STD_PID = 4, STD_ITEM = 8, STD_DELTA = 16, STD_COUNTER = 24 };
 
 struct percpu;
 
@@ -224,6 +232,9 @@ static void fast_count_layout(const struct trace_input *t, struct count_layout *
 	if (l->series && !t->big_endian && !ring_host_big_endian() && t->id_count >= 0 &&
 	    t->id_count <= 65535 && l->min_size <= 28 * 4 && l->type_off + 2 <= (int)l->min_size)
 		l->fixed_tl = (l->min_size + 3) / 4;
+	l->id = l->fixed_tl ? (unsigned short)t->id_count : 0;
+	l->std = l->fixed_tl == STD_TL && l->type_off == 0 && l->pid_off == STD_PID &&
+		 l->item_off == STD_ITEM && l->delta_off == STD_DELTA && l->counter_off == STD_COUNTER;
 }
 
 /*
@@ -236,6 +247,86 @@ static size_t next_concerning(const struct percpu *pc, size_t ext, int cpu, bool
 		ext++;
 	*have = pc->ext && pc->ext[ext].v.kind != REC_OTHER;
 	return ext;
+}
+
+/*
+ * The runs of counts (struct ring_run), each phase's loop in a function of its own so that
+ * its few values stay in registers, and instantiated twice: with the layout's offsets as
+ * constants for the series' layout on a 64-bit kernel (count_layout.std), and as variables.
+ */
+static inline __attribute__((always_inline)) u64
+skip_run(struct ring_run *run, unsigned int tl, unsigned int type_off, unsigned short id,
+	 const unsigned char **first, u64 *first_ts)
+{
+	struct ring_run r = *run;	/* a local: nothing stored below can alias it */
+	const unsigned char *d = ring_run_next(&r, tl, type_off, id);
+	u64 n = 0;
+
+	if (d) {
+		*first = d;
+		*first_ts = r.ts;
+		for (n = 1; ring_run_next(&r, tl, type_off, id); n++)
+			;
+	}
+	*run = r;
+	return n;
+}
+
+/* Phase 1: skips the run of counts at run; their number, the first's data and time. */
+static __attribute__((noinline)) u64 skip_counts(struct ring_run *run, const struct count_layout *cl,
+						 const unsigned char **first, u64 *first_ts)
+{
+	if (cl->std)
+		return skip_run(run, STD_TL, 0, cl->id, first, first_ts);
+	return skip_run(run, cl->fixed_tl, (unsigned int)cl->type_off, cl->id, first, first_ts);
+}
+
+static inline __attribute__((always_inline)) u64
+replay_run(struct ring_run *run, struct replay *r, int cpu, unsigned int tl,
+	   unsigned int type_off, unsigned int item_off, unsigned int delta_off,
+	   unsigned int counter_off, unsigned int pid_off, unsigned short id)
+{
+	struct ring_run rr = *run;	/* locals: nothing stored below can alias them */
+	struct count_cursor c;
+	const unsigned char *d, *start = rr.e;
+	unsigned int dt;
+	u64 n;
+
+	count_cursor_get(&c, r, cpu);
+	/* Every count of the run is at rr.ts or later: up to this limit, each is in the bin. */
+	ring_run_limit(&rr, count_cursor_until(&c, rr.ts));
+	/* A count the fast case does not take ends the run: the general path reads it. */
+	while ((d = ring_run_peek(&rr, tl, type_off, id, &dt))) {
+		u64 item, delta, counter;
+		int pid;
+		unsigned int i4;
+
+		memcpy(&i4, d + item_off, 4);
+		item = i4;
+		memcpy(&delta, d + delta_off, 8);
+		memcpy(&counter, d + counter_off, 8);
+		memcpy(&pid, d + pid_off, 4);
+		if (!count_cursor_take(&c, item, delta, counter, rr.ts + dt, pid))
+			break;
+		ring_run_take(&rr, tl, dt);
+	}
+	n = (u64)(rr.e - start) / (4 + tl * 4);
+	c.n += n;
+	count_cursor_put(&c);
+	*run = rr;
+	return n;
+}
+
+/* Phase 2: replays the run of counts at run; their number. */
+static __attribute__((noinline)) u64 replay_counts(struct ring_run *run, const struct count_layout *cl,
+						   struct replay *r, int cpu)
+{
+	if (cl->std)
+		return replay_run(run, r, cpu, STD_TL, 0, STD_ITEM, STD_DELTA, STD_COUNTER,
+				  STD_PID, cl->id);
+	return replay_run(run, r, cpu, cl->fixed_tl, (unsigned int)cl->type_off,
+			  (unsigned int)cl->item_off, (unsigned int)cl->delta_off,
+			  (unsigned int)cl->counter_off, (unsigned int)cl->pid_off, cl->id);
 }
 
 /* len bytes at offset off into buf: 0, or -1 with errno (0: the file ends before them). */
@@ -316,25 +407,14 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 				 * that would wrap past 2^64): in phase 1 its first record is the
 				 * only one that can be earlier than what came before.
 				 */
-				/* In locals: the stores below cannot alias them. */
-				const unsigned int tl = cl->fixed_tl, type_off = (unsigned int)cl->type_off;
-				const unsigned int item_off = (unsigned int)cl->item_off;
-				const unsigned int delta_off = (unsigned int)cl->delta_off;
-				const unsigned int counter_off = (unsigned int)cl->counter_off;
-				const unsigned int pid_off = (unsigned int)cl->pid_off;
-				const unsigned short id = (unsigned short)id_count;
-				const unsigned char *d, *first = NULL;
-				u64 n = 0, first_ts = 0;
+				const unsigned char *first = NULL;
+				u64 n, first_ts = 0;
 				struct ring_run run;
 
-				ring_run_begin(&run, &pg);
+				/* A record at the next rare point's time or later goes the general way. */
+				ring_run_begin(&run, &pg, pc->phase == 2 && have_next ? pc->ext[ext].ts : ~0ULL);
 				if (pc->phase == 1) {
-					while ((d = ring_run_next(&run, tl, type_off, id, ~0ULL))) {
-						if (!n++) {
-							first = d;
-							first_ts = run.ts;
-						}
-					}
+					n = skip_counts(&run, cl, &first, &first_ts);
 					if (n) {
 						if (!j->any || first_ts < j->min_ts)
 							j->min_ts = first_ts;
@@ -344,26 +424,7 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 						j->any = true;
 					}
 				} else {
-					struct count_cursor c;
-
-					count_cursor_get(&c, &o->r, cpu);
-					/* A record at the next rare point's time or later goes the general way. */
-					const u64 limit = have_next ? pc->ext[ext].ts : ~0ULL;
-
-					while ((d = ring_run_next(&run, tl, type_off, id, limit))) {
-						u64 item, delta, counter;
-						int pid;
-						unsigned int i4;
-
-						memcpy(&i4, d + item_off, 4);
-						item = i4;
-						memcpy(&delta, d + delta_off, 8);
-						memcpy(&counter, d + counter_off, 8);
-						memcpy(&pid, d + pid_off, 4);
-						count_cursor_count(&c, item, delta, counter, run.ts, pid);
-						n++;
-					}
-					count_cursor_put(&c);
+					n = replay_counts(&run, cl, &o->r, cpu);
 					if (n) {
 						records += n;
 						s->seen = true;
