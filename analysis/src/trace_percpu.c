@@ -7,8 +7,12 @@
  * The replay of one CPU needs only its own records in ring-buffer order, except at three kinds
  * of points that other CPUs record: the trace markers (the global totals at a marker are every
  * CPU's replay at that moment), the folds of a dead CPU (recorded on the CPU that receives its
- * counts) and vm_event_untraced reports (recorded on the CPU that reports). So it reads twice:
- *   phase 1: each CPU's records are walked for those rare points (and the earliest timestamp);
+ * counts) and vm_event_untraced reports (recorded on the CPU that reports). So:
+ *   phase 1: each CPU is replayed alone, its rare points collected (and the earliest
+ *            timestamp), with checkpoints of its replay every READ_CHUNK or so;
+ *   when every rare point is a trace marker (no fold, no untraced report: no CPU hotplug),
+ *            markers only read the replays: replay_until() places each from a checkpoint,
+ *            and that is the result. Otherwise the replay starts again:
  *   phase 2: each CPU is replayed with the rare points that concern it merged in, in the order
  *            libtracecmd's merge gives: by timestamp, then by CPU, then by position on the CPU.
  * Each thread replays into a shallow copy of the replay whose global tallies (records, breaks,
@@ -38,9 +42,29 @@ struct rare {
 	struct vm_record v;		/* REC_FOLD (the dead CPU's half), REC_UNTRACED, REC_MARKER */
 };
 
+/*
+ * Phase 1: the replay's state of a CPU where a checkpointed READ_CHUNK of its pages
+ * starts, so that a trace marker another CPU recorded can be placed afterwards by replaying
+ * from there (replay_until()). cur is nitems counters in cpu_job.ck_cur.
+ */
+struct checkpoint {
+	u64 page, ord;			/* the chunk's first page (index on the CPU), records before it */
+	bool any;			/* a record before it, at last_ts */
+	u64 last_ts;
+	enum phase phase;
+	bool seen;
+};
+
+/* Checkpoints of all CPUs (each CPU's share at most 256): then every other one goes. */
+#define MAX_CHECKPOINTS 4096
+
 struct cpu_job {
 	const struct cpu_section *sec;
 	/* phase 1 */
+	struct checkpoint *ck;
+	u64 *ck_cur;
+	size_t nck;
+	u64 ck_every;			/* READ_CHUNKs between checkpoints */
 	struct rare *rare;
 	size_t nrare, cap;
 	u64 min_ts, last_ts;
@@ -102,6 +126,8 @@ struct percpu {
 	atomic_int next_job;
 	atomic_bool stop;
 	int phase;
+	u64 per_read;			/* pages in a READ_CHUNK */
+	size_t max_ck;			/* checkpoints per CPU */
 	/* phase 2: the rare points of every CPU, in merged order */
 	struct rare *ext;
 	struct count_layout count;
@@ -255,33 +281,6 @@ static size_t next_concerning(const struct percpu *pc, size_t ext, int cpu, bool
  * constants for the series' layout on a 64-bit kernel (count_layout.std), and as variables.
  */
 static inline __attribute__((always_inline)) u64
-skip_run(struct ring_run *run, unsigned int tl, unsigned int type_off, unsigned short id,
-	 const unsigned char **first, u64 *first_ts)
-{
-	struct ring_run r = *run;	/* a local: nothing stored below can alias it */
-	const unsigned char *d = ring_run_next(&r, tl, type_off, id);
-	u64 n = 0;
-
-	if (d) {
-		*first = d;
-		*first_ts = r.ts;
-		for (n = 1; ring_run_next(&r, tl, type_off, id); n++)
-			;
-	}
-	*run = r;
-	return n;
-}
-
-/* Phase 1: skips the run of counts at run; their number, the first's data and time. */
-static __attribute__((noinline)) u64 skip_counts(struct ring_run *run, const struct count_layout *cl,
-						 const unsigned char **first, u64 *first_ts)
-{
-	if (cl->std)
-		return skip_run(run, STD_TL, 0, cl->id, first, first_ts);
-	return skip_run(run, cl->fixed_tl, (unsigned int)cl->type_off, cl->id, first, first_ts);
-}
-
-static inline __attribute__((always_inline)) u64
 replay_run(struct ring_run *run, struct replay *r, int cpu, unsigned int tl,
 	   unsigned int type_off, unsigned int item_off, unsigned int delta_off,
 	   unsigned int counter_off, unsigned int pid_off, unsigned short id)
@@ -350,8 +349,100 @@ static int read_at_fully(int fd, unsigned char *buf, size_t len, u64 off)
 }
 
 /*
- * Walks one CPU's pages. Phase 1 keeps its rare points; phase 2 replays it into o. Returns 0,
- * or -1 with the reason in the job (a corrupt page or record: bad input).
+ * Replays one record of CPU cpu that is not in a run of counts (the general path, and
+ * replay_until()) into r's CPU rcpu: a count, a snapshot, or the receiving half of a fold;
+ * markers and untraced reports are rare points, applied where they fall in the merged order.
+ * *v is the decoded record when it is not a count. 0, or -1 with the reason in err (a corrupt
+ * record).
+ */
+static int replay_record(struct percpu *pc, struct replay *r, int rcpu, int cpu,
+			 const struct ring_event *ev, bool is_count, u64 where, u64 *values,
+			 struct vm_record *v, char *err, size_t errlen)
+{
+	const struct trace_input *t = pc->t;
+	const struct count_layout *cl = &pc->count;
+
+	if (is_count) {
+		u64 item, delta, counter = 0;
+
+		if (cl->series) {	/* the series' layout: constant sizes, inlined */
+			unsigned int i4;
+
+			memcpy(&i4, ev->data + cl->item_off, 4);
+			item = i4;
+			memcpy(&delta, ev->data + cl->delta_off, 8);
+			memcpy(&counter, ev->data + cl->counter_off, 8);
+		} else {
+			item = load_field(ev->data + cl->item_off, cl->item_size);
+			delta = load_field(ev->data + cl->delta_off, cl->delta_size);
+			if (cl->counter_off >= 0)
+				counter = load_field(ev->data + cl->counter_off, cl->counter_size);
+			if (cl->delta_size == 4)
+				delta = (u64)(long long)(int)(unsigned int)delta;
+		}
+		replay_count(r, rcpu, item > 65535 ? -1 : (int)item, (long long)delta,
+			     cl->counter_off >= 0 ? &counter : NULL, ev->ts,
+			     (int)(unsigned int)load_field(ev->data + cl->pid_off, 4));
+		return 0;
+	}
+	if (decode_record(pc->t, ev->data, ev->size, cpu, where, values, v, err, errlen))
+		return -1;
+	switch (v->kind) {
+	case REC_COUNT:
+		replay_count(r, rcpu, v->item, v->delta, v->has_counter ? &v->counter : NULL, ev->ts, v->pid);
+		break;
+	case REC_SNAPSHOT:
+		replay_snapshot(r, rcpu, v->tag, v->values, (size_t)t->nitems, ev->ts);
+		break;
+	case REC_FOLD:
+		if (v->item < 0 || v->item >= t->nitems || v->cpu2 < 0 || v->cpu2 >= t->ncpus)
+			r->unknown_items++;
+		else
+			replay_fold_in(r, rcpu, v->item, v->value, v->has_counter ? &v->counter : NULL,
+				       ev->ts);
+		break;
+	default:	/* markers and untraced reports are rare points */
+		break;
+	}
+	return 0;
+}
+
+/* Phase 1: the state of CPU s where page k starts, every ck_every READ_CHUNKs. 0, or -1: OOM. */
+static int checkpoint(struct percpu *pc, struct cpu_job *j, const struct cpu_replay *s, u64 k, u64 ord)
+{
+	size_t nitems = (size_t)pc->t->nitems;
+	u64 chunk = k / pc->per_read;
+
+	if (!j->ck) {
+		j->ck = calloc(pc->max_ck, sizeof(*j->ck));
+		j->ck_cur = calloc(pc->max_ck * nitems, sizeof(u64));
+		j->ck_every = 1;
+		if (!j->ck || !j->ck_cur)
+			return -1;
+	}
+	if (chunk % j->ck_every)
+		return 0;
+	if (j->nck == pc->max_ck) {	/* every other one goes: the step doubles */
+		for (size_t i = 0; i < pc->max_ck / 2; i++) {
+			j->ck[i] = j->ck[2 * i];
+			memcpy(j->ck_cur + i * nitems, j->ck_cur + 2 * i * nitems, nitems * sizeof(u64));
+		}
+		j->nck = pc->max_ck / 2;
+		j->ck_every *= 2;
+		if (chunk % j->ck_every)
+			return 0;
+	}
+	j->ck[j->nck] = (struct checkpoint){ .page = k, .ord = ord, .any = j->any, .last_ts = j->last_ts,
+					     .phase = s->phase, .seen = s->seen };
+	memcpy(j->ck_cur + j->nck * nitems, s->cur, nitems * sizeof(u64));
+	j->nck++;
+	return 0;
+}
+
+/*
+ * Walks one CPU's pages and replays it into o: phase 1 alone, keeping its rare points and
+ * checkpoints; phase 2 with the rare points of every CPU that concern it. Returns 0, or -1 with
+ * the reason in the job (a corrupt page or record: bad input).
  */
 static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 {
@@ -361,7 +452,7 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 	struct cpu_replay *s = &o->r.cpu[sec->cpu];
 	int cpu = sec->cpu, id_count = t->id_count;
 	u64 ord = 0, npages = sec->size / t->page_size, records = 0;
-	u64 per_read = o->buf_len / t->page_size, buf_off = 0;
+	u64 per_read = pc->per_read, buf_off = 0;
 	bool have_next = false;
 	size_t ext = 0;
 	struct vm_record v;
@@ -391,12 +482,14 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 						"%llu cannot be read: %s", t->path, cpu, page_off,
 						errno ? strerror(errno) : "the file ends before them");
 			buf_off = page_off;
+			if (pc->phase == 1 && checkpoint(pc, j, s, k, ord))
+				return job_fail(j->err, sizeof(j->err), "out of memory");
 		}
 		page = o->buf + (page_off - buf_off);
 		if (ring_page_load(&pg, page, t->page_size, t->page_long_size, t->big_endian, &why))
 			return job_fail(j->err, sizeof(j->err), "%s: CPU %d's page at file offset %llu "
 					"is corrupt: %s", t->path, cpu, page_off, why);
-		if (pc->phase == 2 && pg.missed)
+		if (pg.missed)
 			replay_missed(&o->r, cpu, pg.missed);
 		for (;;) {
 			if (cl->fixed_tl) {
@@ -409,25 +502,30 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 				 */
 				const unsigned char *first = NULL;
 				u64 n, first_ts = 0;
+				unsigned int dt;
 				struct ring_run run;
 
 				/* A record at the next rare point's time or later goes the general way. */
 				ring_run_begin(&run, &pg, pc->phase == 2 && have_next ? pc->ext[ext].ts : ~0ULL);
-				if (pc->phase == 1) {
-					n = skip_counts(&run, cl, &first, &first_ts);
-					if (n) {
-						if (!j->any || first_ts < j->min_ts)
+				/*
+				 * Phase 1: the run's first time, when it may be the CPU's least or earlier
+				 * than the record before (times only grow inside the run).
+				 */
+				if (pc->phase == 1 && (!j->any || run.ts < j->last_ts) &&
+				    (first = ring_run_peek(&run, cl->fixed_tl, (unsigned int)cl->type_off,
+							   cl->id, &dt)))
+					first_ts = run.ts + dt;
+				n = replay_counts(&run, cl, &o->r, cpu);
+				if (n) {
+					records += n;
+					s->seen = true;
+					if (pc->phase == 1) {
+						if (first && (!j->any || first_ts < j->min_ts))
 							j->min_ts = first_ts;
-						if (j->any && first_ts < j->last_ts && !j->backwards_at)
+						if (first && j->any && first_ts < j->last_ts && !j->backwards_at)
 							j->backwards_at = FILE_OFF(first);
 						j->last_ts = run.ts;
 						j->any = true;
-					}
-				} else {
-					n = replay_counts(&run, cl, &o->r, cpu);
-					if (n) {
-						records += n;
-						s->seen = true;
 					}
 				}
 				ring_run_end(&run, &pg);
@@ -445,17 +543,6 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 					j->backwards_at = FILE_OFF(ev.data);
 				j->last_ts = ev.ts;
 				j->any = true;
-				/* Most records are counts: only their type is read in this phase. */
-				if (!is_count) {
-					if (decode_record(t, ev.data, ev.size, cpu, FILE_OFF(ev.data),
-							  o->values, &v, j->err, sizeof(j->err)))
-						return -1;
-					if ((v.kind == REC_MARKER || v.kind == REC_FOLD ||
-					     v.kind == REC_UNTRACED) && keep_rare(j, ev.ts, ord, cpu, &v))
-						return job_fail(j->err, sizeof(j->err), "out of memory");
-				}
-				ord++;
-				continue;
 			}
 			/* Phase 2: the rare points before this record, then the record. */
 			while (have_next && ev.ts >= pc->ext[ext].ts &&
@@ -465,58 +552,20 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 			}
 			records++;
 			s->seen = true;
-			if (is_count) {
-				u64 item, delta, counter = 0;
-
-				if (cl->series) {	/* the series' layout: constant sizes, inlined */
-					unsigned int i4;
-
-					memcpy(&i4, ev.data + cl->item_off, 4);
-					item = i4;
-					memcpy(&delta, ev.data + cl->delta_off, 8);
-					memcpy(&counter, ev.data + cl->counter_off, 8);
-				} else {
-					item = load_field(ev.data + cl->item_off, cl->item_size);
-					delta = load_field(ev.data + cl->delta_off, cl->delta_size);
-					if (cl->counter_off >= 0)
-						counter = load_field(ev.data + cl->counter_off, cl->counter_size);
-					if (cl->delta_size == 4)
-						delta = (u64)(long long)(int)(unsigned int)delta;
-				}
-				replay_count(&o->r, cpu, item > 65535 ? -1 : (int)item, (long long)delta,
-					     cl->counter_off >= 0 ? &counter : NULL, ev.ts,
-					     (int)(unsigned int)load_field(ev.data + cl->pid_off, 4));
-				ord++;
-				continue;
-			}
-			if (decode_record(t, ev.data, ev.size, cpu, FILE_OFF(ev.data), o->values, &v,
-					  j->err, sizeof(j->err)))
+			if (replay_record(pc, &o->r, cpu, cpu, &ev, is_count, FILE_OFF(ev.data), o->values,
+					  &v, j->err, sizeof(j->err)))
 				return -1;
-			switch (v.kind) {
-			case REC_COUNT:
-				replay_count(&o->r, cpu, v.item, v.delta, v.has_counter ? &v.counter : NULL,
-					     ev.ts, v.pid);
-				break;
-			case REC_SNAPSHOT:
-				replay_snapshot(&o->r, cpu, v.tag, v.values, (size_t)t->nitems, ev.ts);
-				break;
-			case REC_FOLD:
-				if (v.item < 0 || v.item >= t->nitems || v.cpu2 < 0 || v.cpu2 >= t->ncpus)
-					o->r.unknown_items++;
-				else
-					replay_fold_in(&o->r, cpu, v.item, v.value,
-						       v.has_counter ? &v.counter : NULL, ev.ts);
-				break;
-			default:	/* markers and untraced reports are rare points */
-				break;
-			}
+			if (pc->phase == 1 && !is_count &&
+			    (v.kind == REC_MARKER || v.kind == REC_FOLD || v.kind == REC_UNTRACED) &&
+			    keep_rare(j, ev.ts, ord, cpu, &v))
+				return job_fail(j->err, sizeof(j->err), "out of memory");
 			ord++;
 		}
 		if (more < 0)
 			return job_fail(j->err, sizeof(j->err), "%s: CPU %d's page at file offset %llu "
 					"is corrupt: %s", t->path, cpu, page_off, why);
 	}
-	if (pc->phase == 2) {
+	{
 		o->r.records += records;
 		replay_flush_tasks(&o->r, cpu);
 		for (; have_next; ext = next_concerning(pc, ext + 1, cpu, &have_next))
@@ -524,6 +573,123 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 	}
 	return 0;
 #undef FILE_OFF
+}
+
+/*
+ * After phase 1: CPU j's replay as it stood at the point (ts, mcpu, mord) of the merged order (a
+ * trace marker), replayed into scratch's one CPU from the last checkpoint before it. The
+ * records between are replayed as phase 2 replays them, so cur, phase and seen are phase 2's
+ * at that point. 0, or -1 with the reason in the job.
+ */
+static int replay_until(struct percpu *pc, struct cpu_job *j, struct thread_out *o,
+			struct replay *scratch, u64 ts, int mcpu, u64 mord)
+{
+	struct trace_input *t = pc->t;
+	const struct count_layout *cl = &pc->count;
+	int cpu = j->sec->cpu;
+	struct cpu_replay *s = &scratch->cpu[0];
+	size_t c = 0, nitems = (size_t)t->nitems;
+	u64 npages = j->sec->size / t->page_size, ord, buf_off = 0;
+	struct vm_record v;
+
+	/* The last checkpoint whose records before it all precede the point. */
+	while (c + 1 < j->nck && (!j->ck[c + 1].any ||
+				  key_cmp(j->ck[c + 1].last_ts, cpu, j->ck[c + 1].ord - 1, ts, mcpu, mord) < 0))
+		c++;
+	s->phase = j->ck[c].phase;
+	s->seen = j->ck[c].seen;
+	memcpy(s->cur, j->ck_cur + c * nitems, nitems * sizeof(u64));
+	ord = j->ck[c].ord;
+	for (u64 k = j->ck[c].page; k < npages; k++) {
+		u64 page_off = j->sec->offset + k * t->page_size;
+		struct ring_page pg;
+		struct ring_event ev;
+		const char *why = NULL;
+		int more;
+
+		if (k == j->ck[c].page || k % pc->per_read == 0) {
+			size_t len = (size_t)((npages - k < pc->per_read ? npages - k : pc->per_read) *
+					      t->page_size);
+
+			if (read_at_fully(pc->fd, o->buf, len, page_off))
+				return job_fail(j->err, sizeof(j->err), "%s: CPU %d's pages at file offset "
+						"%llu cannot be read: %s", t->path, cpu, page_off,
+						errno ? strerror(errno) : "the file ends before them");
+			buf_off = page_off;
+		}
+		if (ring_page_load(&pg, o->buf + (page_off - buf_off), t->page_size, t->page_long_size,
+				   t->big_endian, &why))
+			return job_fail(j->err, sizeof(j->err), "%s: CPU %d's page at file offset %llu "
+					"is corrupt: %s", t->path, cpu, page_off, why);
+		while ((more = ring_page_next(&pg, &ev, &why)) > 0) {
+			bool is_count = cl->ok && ev.size >= cl->min_size &&
+					load_field(ev.data + cl->type_off, 2) == (u64)t->id_count;
+
+			if (key_cmp(ev.ts, cpu, ord, ts, mcpu, mord) >= 0)
+				return 0;
+			s->seen = true;
+			if (replay_record(pc, scratch, 0, cpu, &ev, is_count,
+					  buf_off + (u64)(ev.data - o->buf), o->values, &v, j->err,
+					  sizeof(j->err)))
+				return -1;
+			ord++;
+		}
+		if (more < 0)
+			return job_fail(j->err, sizeof(j->err), "%s: CPU %d's page at file offset %llu "
+					"is corrupt: %s", t->path, cpu, page_off, why);
+	}
+	return 0;
+}
+
+/* A thread's copy of the replay, its tallies zero (and its buffers allocated). 0, or -1: OOM. */
+static int reset_out(struct thread_out *o, struct percpu *pc, const struct replay *r)
+{
+	free(o->r.brk);
+	task_free(&o->r.tasks);
+	o->r = *r;
+	o->pc = pc;
+	o->r.records = o->r.unknown_items = o->r.events_checked = 0;
+	o->r.nbreaks = o->r.untraced_reports = 0;
+	o->r.brk = NULL;
+	o->r.nlisted = 0;
+	memset(&o->r.tasks, 0, sizeof(o->r.tasks));
+	for (int m = 0; m < 4; m++) {
+		if (!o->marker_total[m])
+			o->marker_total[m] = calloc((size_t)r->nitems, sizeof(u64));
+		if (!o->marker_total[m])
+			return -1;
+		memset(o->marker_total[m], 0, (size_t)r->nitems * sizeof(u64));
+		o->marker_incomplete[m] = false;
+	}
+	return 0;
+}
+
+/*
+ * The time of CPU j's first record, read from its first pages (the least of its times when
+ * they never go back, which phase 1 checks): false when it has none or a page cannot be read
+ * (phase 1 reports that).
+ */
+static bool first_record_ts(struct percpu *pc, const struct cpu_section *sec, unsigned char *buf, u64 *ts)
+{
+	const struct trace_input *t = pc->t;
+
+	for (u64 k = 0; k < sec->size / t->page_size; k++) {
+		struct ring_page pg;
+		struct ring_event ev;
+		const char *why;
+		int more;
+
+		if (read_at_fully(pc->fd, buf, t->page_size, sec->offset + k * t->page_size) ||
+		    ring_page_load(&pg, buf, t->page_size, t->page_long_size, t->big_endian, &why))
+			return false;
+		if ((more = ring_page_next(&pg, &ev, &why)) > 0) {
+			*ts = ev.ts;
+			return true;
+		}
+		if (more < 0)
+			return false;
+	}
+	return false;
 }
 
 static void *worker(void *arg)
@@ -622,6 +788,8 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 	size_t file_len = 0, nrare = 0, w = 0;
 	struct cpu_section *empty = NULL;
 	int ret = -1, nthreads;
+	bool one_pass = true;
+	u64 spec_first_ts;
 	size_t buf_len;
 
 	pc.fd = open(t->path, O_RDONLY | O_CLOEXEC);
@@ -663,25 +831,34 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 	for (int k = 0; k < t->nsections; k++)
 		pc.jobs[t->sections[k].cpu].sec = &t->sections[k];
 	for (int i = 0; i < nthreads; i++) {
-		outs[i].r = *r;
-		outs[i].pc = &pc;
-		outs[i].r.records = outs[i].r.unknown_items = outs[i].r.events_checked = 0;
-		outs[i].r.nbreaks = outs[i].r.untraced_reports = 0;
-		outs[i].r.brk = NULL;
-		outs[i].r.nlisted = 0;
-		memset(&outs[i].r.tasks, 0, sizeof(outs[i].r.tasks));
 		outs[i].values = calloc((size_t)t->nitems, sizeof(u64));
 		outs[i].buf = malloc(buf_len);
 		outs[i].buf_len = buf_len;
-		if (!outs[i].values || !outs[i].buf)
+		if (!outs[i].values || !outs[i].buf || reset_out(&outs[i], &pc, r))
 			goto oom;
-		for (int m = 0; m < 4; m++) {
-			outs[i].marker_total[m] = calloc((size_t)t->nitems, sizeof(u64));
-			if (!outs[i].marker_total[m])
-				goto oom;
-		}
 	}
+	pc.per_read = buf_len / t->page_size;
+	pc.max_ck = MAX_CHECKPOINTS / (size_t)pc.njobs;
+	pc.max_ck = pc.max_ck > 256 ? 256 : pc.max_ck < 8 ? 8 : pc.max_ck;
 
+	/*
+	 * Phase 1 reads each CPU once: it replays it as phase 2 would if no rare point of another
+	 * CPU concerned it, collects the rare points, and keeps checkpoints of the replay. When
+	 * every rare point is a trace marker (no fold, no untraced report: a trace without CPU
+	 * hotplug), markers only read the replays, and replay_until() places each one from a
+	 * checkpoint: phase 2 is not needed. Otherwise the replay starts again, in phase 2. The
+	 * histogram needs the earliest time first: each CPU's first record's (phase 1 checks that
+	 * it is the earliest, else phase 2 replays with the right one).
+	 */
+	for (int k = 0; k < pc.njobs; k++) {
+		u64 ts;
+
+		if (first_record_ts(&pc, pc.jobs[k].sec, outs[0].buf, &ts) && (!r->first_ts || ts < r->first_ts))
+			r->first_ts = ts;
+	}
+	for (int i = 0; i < nthreads; i++)
+		outs[i].r.first_ts = r->first_ts;
+	spec_first_ts = r->first_ts;
 	if (progress)
 		fprintf(stderr, "vmstat-audit: reading %d CPUs' pages in %d threads\n", pc.njobs, nthreads);
 	if (run_phase(&pc, outs, nthreads, 1))
@@ -699,10 +876,28 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 			goto out;
 		}
 	/* The rare points of all CPUs in merged order; the earliest timestamp for the histogram. */
+	r->first_ts = 0;
 	for (int k = 0; k < pc.njobs; k++) {
 		nrare += pc.jobs[k].nrare;
 		if (pc.jobs[k].any && (!r->first_ts || pc.jobs[k].min_ts < r->first_ts))
 			r->first_ts = pc.jobs[k].min_ts;
+		for (size_t i = 0; i < pc.jobs[k].nrare; i++)
+			if (pc.jobs[k].rare[i].v.kind != REC_MARKER)
+				one_pass = false;
+	}
+	if (!one_pass || r->first_ts != spec_first_ts) {
+		/* Phase 1's replay is not the answer: it starts again, and phase 2 replays. */
+		one_pass = false;
+		replay_free(r);
+		if (replay_init(r, t->ncpus, t->nitems))
+			goto oom;
+		r->have_counter = t->f_counter != NULL;
+		for (int k = 0; k < pc.njobs; k++)
+			if (pc.jobs[k].any && (!r->first_ts || pc.jobs[k].min_ts < r->first_ts))
+				r->first_ts = pc.jobs[k].min_ts;
+		for (int i = 0; i < nthreads; i++)
+			if (reset_out(&outs[i], &pc, r))
+				goto oom;
 	}
 	pc.ext = calloc(nrare + 1, sizeof(*pc.ext));	/* ends with a REC_OTHER */
 	if (!pc.ext)
@@ -747,8 +942,41 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 	for (int i = 0; i < nthreads; i++)
 		outs[i].r.first_ts = r->first_ts;
 
-	if (run_phase(&pc, outs, nthreads, 2))
+	if (one_pass) {
+		/* Each marker on every CPU, as phase 2's apply_rare() would add it. */
+		struct replay scratch;
+
+		if (replay_init(&scratch, 1, t->nitems))	/* one CPU's, replayed again */
+			goto oom;
+		scratch.have_counter = r->have_counter;
+		for (size_t i = 0; i < w; i++) {
+			const struct rare *x = &pc.ext[i];
+
+			for (int k = 0; k < pc.njobs; k++) {
+				struct cpu_job *j = &pc.jobs[k];
+				int cpu = j->sec->cpu;
+				const struct cpu_replay *s = &r->cpu[cpu];	/* no pages: never touched */
+
+				if (j->nck) {
+					if (replay_until(&pc, j, &outs[0], &scratch, x->ts, x->cpu, x->ord)) {
+						j->failed = true;
+						replay_free(&scratch);
+						goto job_error;
+					}
+					s = &scratch.cpu[0];
+				}
+				if (s->phase != BEFORE_SNAP1) {
+					for (int it = 0; it < r->nitems; it++)
+						outs[0].marker_total[x->v.marker][it] += s->cur[it];
+				} else if (s->seen) {
+					outs[0].marker_incomplete[x->v.marker] = true;
+				}
+			}
+		}
+		replay_free(&scratch);
+	} else if (run_phase(&pc, outs, nthreads, 2)) {
 		goto job_error;
+	}
 	for (int i = 0; i < nthreads; i++)
 		merge_tallies(r, &outs[i]);
 	merge_breaks(r, outs, nthreads);
@@ -776,8 +1004,11 @@ out:
 		}
 	free(outs);
 	if (pc.jobs)
-		for (int k = 0; k < pc.njobs; k++)
+		for (int k = 0; k < pc.njobs; k++) {
 			free(pc.jobs[k].rare);
+			free(pc.jobs[k].ck);
+			free(pc.jobs[k].ck_cur);
+		}
 	free(pc.jobs);
 	free(empty);
 	free(pc.ext);
