@@ -12,7 +12,8 @@
  *            timestamp), with checkpoints of its replay every READ_CHUNK or so;
  *   when every rare point is a trace marker (no fold, no untraced report: no CPU hotplug),
  *            markers only read the replays: replay_until() places each from a checkpoint,
- *            and that is the result. Otherwise the replay starts again:
+ *            and that is the result. Otherwise (once one is found, phase 1 stops replaying and
+ *            only collects, as it did alone before) the replay starts again:
  *   phase 2: each CPU is replayed with the rare points that concern it merged in, in the order
  *            libtracecmd's merge gives: by timestamp, then by CPU, then by position on the CPU.
  * Each thread replays into a shallow copy of the replay whose global tallies (records, breaks,
@@ -125,6 +126,8 @@ struct percpu {
 	int njobs;
 	atomic_int next_job;
 	atomic_bool stop;
+	/* phase 1 found a fold or an untraced report: phase 2 will replay, phase 1 only collects */
+	atomic_bool two_pass;
 	int phase;
 	u64 per_read;			/* pages in a READ_CHUNK */
 	size_t max_ck;			/* checkpoints per CPU */
@@ -280,6 +283,33 @@ static size_t next_concerning(const struct percpu *pc, size_t ext, int cpu, bool
  * its few values stay in registers, and instantiated twice: with the layout's offsets as
  * constants for the series' layout on a 64-bit kernel (count_layout.std), and as variables.
  */
+static inline __attribute__((always_inline)) u64
+skip_run(struct ring_run *run, unsigned int tl, unsigned int type_off, unsigned short id,
+	 const unsigned char **first, u64 *first_ts)
+{
+	struct ring_run r = *run;	/* a local: nothing stored below can alias it */
+	const unsigned char *d = ring_run_next(&r, tl, type_off, id);
+	u64 n = 0;
+
+	if (d) {
+		*first = d;
+		*first_ts = r.ts;
+		for (n = 1; ring_run_next(&r, tl, type_off, id); n++)
+			;
+	}
+	*run = r;
+	return n;
+}
+
+/* Phase 1: skips the run of counts at run; their number, the first's data and time. */
+static __attribute__((noinline)) u64 skip_counts(struct ring_run *run, const struct count_layout *cl,
+						 const unsigned char **first, u64 *first_ts)
+{
+	if (cl->std)
+		return skip_run(run, STD_TL, 0, cl->id, first, first_ts);
+	return skip_run(run, cl->fixed_tl, (unsigned int)cl->type_off, cl->id, first, first_ts);
+}
+
 static inline __attribute__((always_inline)) u64
 replay_run(struct ring_run *run, struct replay *r, int cpu, unsigned int tl,
 	   unsigned int type_off, unsigned int item_off, unsigned int delta_off,
@@ -453,7 +483,7 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 	int cpu = sec->cpu, id_count = t->id_count;
 	u64 ord = 0, npages = sec->size / t->page_size, records = 0;
 	u64 per_read = pc->per_read, buf_off = 0;
-	bool have_next = false;
+	bool have_next = false, collect_only = false;
 	size_t ext = 0;
 	struct vm_record v;
 /* The file offset of a byte in the buffer. */
@@ -489,7 +519,11 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 		if (ring_page_load(&pg, page, t->page_size, t->page_long_size, t->big_endian, &why))
 			return job_fail(j->err, sizeof(j->err), "%s: CPU %d's page at file offset %llu "
 					"is corrupt: %s", t->path, cpu, page_off, why);
-		if (pg.missed)
+		/* Once phase 2 is known to be needed, phase 1 only collects (its replay is dropped). */
+		if (pc->phase == 1 && !collect_only &&
+		    atomic_load_explicit(&pc->two_pass, memory_order_relaxed))
+			collect_only = true;
+		if (pg.missed && !collect_only)
 			replay_missed(&o->r, cpu, pg.missed);
 		for (;;) {
 			if (cl->fixed_tl) {
@@ -511,11 +545,15 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 				 * Phase 1: the run's first time, when it may be the CPU's least or earlier
 				 * than the record before (times only grow inside the run).
 				 */
-				if (pc->phase == 1 && (!j->any || run.ts < j->last_ts) &&
-				    (first = ring_run_peek(&run, cl->fixed_tl, (unsigned int)cl->type_off,
-							   cl->id, &dt)))
-					first_ts = run.ts + dt;
-				n = replay_counts(&run, cl, &o->r, cpu);
+				if (collect_only) {
+					n = skip_counts(&run, cl, &first, &first_ts);
+				} else {
+					if (pc->phase == 1 && (!j->any || run.ts < j->last_ts) &&
+					    (first = ring_run_peek(&run, cl->fixed_tl, (unsigned int)cl->type_off,
+								   cl->id, &dt)))
+						first_ts = run.ts + dt;
+					n = replay_counts(&run, cl, &o->r, cpu);
+				}
 				if (n) {
 					records += n;
 					s->seen = true;
@@ -544,6 +582,19 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 				j->last_ts = ev.ts;
 				j->any = true;
 			}
+			if (collect_only) {
+				/* Of a count only the type is read. */
+				if (!is_count) {
+					if (decode_record(t, ev.data, ev.size, cpu, FILE_OFF(ev.data),
+							  o->values, &v, j->err, sizeof(j->err)))
+						return -1;
+					if ((v.kind == REC_MARKER || v.kind == REC_FOLD ||
+					     v.kind == REC_UNTRACED) && keep_rare(j, ev.ts, ord, cpu, &v))
+						return job_fail(j->err, sizeof(j->err), "out of memory");
+				}
+				ord++;
+				continue;
+			}
 			/* Phase 2: the rare points before this record, then the record. */
 			while (have_next && ev.ts >= pc->ext[ext].ts &&
 			       key_cmp(pc->ext[ext].ts, pc->ext[ext].cpu, pc->ext[ext].ord, ev.ts, cpu, ord) < 0) {
@@ -556,9 +607,12 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 					  &v, j->err, sizeof(j->err)))
 				return -1;
 			if (pc->phase == 1 && !is_count &&
-			    (v.kind == REC_MARKER || v.kind == REC_FOLD || v.kind == REC_UNTRACED) &&
-			    keep_rare(j, ev.ts, ord, cpu, &v))
-				return job_fail(j->err, sizeof(j->err), "out of memory");
+			    (v.kind == REC_MARKER || v.kind == REC_FOLD || v.kind == REC_UNTRACED)) {
+				if (keep_rare(j, ev.ts, ord, cpu, &v))
+					return job_fail(j->err, sizeof(j->err), "out of memory");
+				if (v.kind != REC_MARKER)
+					atomic_store_explicit(&pc->two_pass, true, memory_order_relaxed);
+			}
 			ord++;
 		}
 		if (more < 0)
