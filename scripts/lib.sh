@@ -104,18 +104,27 @@ series_files() {
 }
 
 # Runs "$@" with its output in LOG, printing a heartbeat so long steps show progress.
-# The heartbeat names the last line matching PROGRESS_RE (default: kbuild's "  CC" lines).
+# The heartbeat counts the lines matching PROGRESS_RE (default: kbuild's "  CC" lines) and names
+# the last one; with PROGRESS_TOTAL (the count a whole run of that step gives, e.g. the previous
+# build of the same configuration) it says "N of M (P%), about S s left".
 run_logged() {
 	local log=$1 what=$2; shift 2
-	local re=${PROGRESS_RE:-'^  [A-Z]'}
-	local start=$SECONDS next=$((SECONDS + 20)) pid rc
+	local re=${PROGRESS_RE:-'^  [A-Z]'} total=${PROGRESS_TOTAL:-0}
+	local start=$SECONDS next=$((SECONDS + 20)) pid rc n took left
 	"$@" >"$log" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 1
 		if ((SECONDS >= next)); then
 			next=$((SECONDS + 20))
-			say "$what: $((SECONDS - start))s, $(grep -cE "$re" "$log" || true) steps, last: $(grep -E "$re" "$log" | tail -n 1 | sed 's/^ *//')"
+			n=$(grep -cE "$re" "$log" || true)
+			took=$((SECONDS - start))
+			if ((total > 0 && n > 0 && n < total)); then
+				left=$(( took * (total - n) / n ))
+				say "$what: ${took}s, $n of $total steps ($((100 * n / total))%), about ${left}s left; last: $(grep -E "$re" "$log" | tail -n 1 | sed 's/^ *//')"
+			else
+				say "$what: ${took}s, $n steps$( ((total > 0)) && echo " (of about $total)"), last: $(grep -E "$re" "$log" | tail -n 1 | sed 's/^ *//')"
+			fi
 		fi
 	done
 	rc=0
@@ -125,5 +134,5 @@ run_logged() {
 		tail -n 25 "$log" >&2
 		return "$rc"
 	fi
-	say "$what done in $((SECONDS - start))s (log: $log)"
+	say "$what done in $((SECONDS - start))s, $(grep -cE "$re" "$log" || true) steps (log: $log)"
 }

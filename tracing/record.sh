@@ -238,9 +238,19 @@ wl=$!
 	kill -KILL -"$wl" 2>/dev/null
 ) &
 watchdog=$!
+# Progress on the console (scripts/boot shows its last line every 15 s): seconds of DURATION.
+(
+	t=0
+	while sleep 10; do
+		t=$((t + 10))
+		log "workload running: ${t} of ${DURATION} s$([ "$t" -gt "$DURATION" ] && echo ", past DURATION: it may run up to ${WORKLOAD_LIMIT} s")"
+	done
+) &
+ticker=$!
 stress_rc=0
 wait "$wl" || stress_rc=$?
 kill "$watchdog" 2>/dev/null
+kill "$ticker" 2>/dev/null
 kill -KILL -"$wl" 2>/dev/null	# whatever it left running in the background
 oom_kills=$(($(oom_kills) - oom_before))
 if [ -e /tmp/workload.stopped ]; then

@@ -223,19 +223,42 @@ static inline void count_cursor_put(struct count_cursor *c)
 	c->n = 0;
 }
 
+/*
+ * count_cursor_until - for counts whose times are ts or later (and each at least the one
+ * before): the time below which they fall in the cursor's current histogram bin, the one
+ * condition of the fast case that depends on the time; 0 when the fast case is not possible.
+ */
+static inline u64 count_cursor_until(const struct count_cursor *c, u64 ts)
+{
+	return c->fast && ts >= c->bin_lo ? c->bin_hi : 0;
+}
+
+/*
+ * count_cursor_take - the fast case for a count whose time lies before count_cursor_until():
+ * true when it took the count, false (nothing changed) when replay_count() must take it. The
+ * caller adds the counts taken to c->n.
+ */
+static inline bool count_cursor_take(struct count_cursor *c, u64 item, u64 delta, u64 counter,
+				     u64 ts, int pid)
+{
+	if (item >= c->nitems || pid != c->run_pid || !c->run_mark[item] ||
+	    c->cur[item] + delta != counter || delta > 0xffffffffu)
+		return false;
+	c->cur[item] = counter;
+	c->last_ts[item] = ts;
+	c->traced[item] += delta;
+	c->run_sum[item] += delta;
+	if (c->bin)
+		c->bin[item * MAX_BINS] += (unsigned int)delta;
+	return true;
+}
+
 static inline void count_cursor_count(struct count_cursor *c, u64 item, u64 delta, u64 counter,
 				      u64 ts, int pid)
 {
-	if (c->fast && item < c->nitems && pid == c->run_pid && c->run_mark[item] &&
-	    c->cur[item] + delta == counter && delta <= 0xffffffffu &&
-	    ts >= c->bin_lo && ts < c->bin_hi) {
+	if (c->fast && ts >= c->bin_lo && ts < c->bin_hi &&
+	    count_cursor_take(c, item, delta, counter, ts, pid)) {
 		c->n++;
-		c->cur[item] = counter;
-		c->last_ts[item] = ts;
-		c->traced[item] += delta;
-		c->run_sum[item] += delta;
-		if (c->bin)
-			c->bin[item * MAX_BINS] += (unsigned int)delta;
 		return;
 	}
 	count_cursor_put(c);

@@ -163,53 +163,82 @@ static inline int ring_page_next(struct ring_page *p, struct ring_event *ev, con
 /*
  * The common case at full speed, for a little-endian page read on a little-endian host: a run
  * of data events of type_len tl (1..28) whose 16-bit common_type, at type_off in their data,
- * is id, and whose time is below ts_limit. The run holds the page's position and time in
+ * is id, and whose time is below a limit. The run holds the page's position and time in
  * locals (nothing the caller stores can alias them) from ring_run_begin() to ring_run_end().
  * ring_run_next() takes the next event exactly as ring_page_next() would (its data returned,
- * the run's time moved to its time) when it is of that kind and its time does not wrap past
- * 2^64; otherwise nothing moves and NULL says "read it with ring_page_next()". Needs
- * type_off + 2 <= tl * 4.
+ * the run's time moved to its time) when it is of that kind and its time is below the limit
+ * (so it does not wrap past 2^64 either: the limit is at most 2^64-1); otherwise nothing moves
+ * and NULL says "read it with ring_page_next()". Needs type_off + 2 <= tl * 4.
  */
 struct ring_run {
-	const unsigned char *data;
-	unsigned int size, pos;
-	u64 ts;
+	const unsigned char *e, *end;	/* the next event; the end of the page's data */
+	u64 ts;				/* the time of the last event taken */
+	u64 room;			/* limit - ts: how far the time may still move */
 };
 
-static inline void ring_run_begin(struct ring_run *run, const struct ring_page *p)
+static inline void ring_run_begin(struct ring_run *run, const struct ring_page *p, u64 limit)
 {
-	run->data = p->data;
-	run->size = p->size;
-	run->pos = p->pos;
+	run->e = p->data + p->pos;
+	run->end = p->data + p->size;
 	run->ts = p->ts;
+	run->room = p->ts < limit ? limit - p->ts : 0;
 }
 
 static inline void ring_run_end(const struct ring_run *run, struct ring_page *p)
 {
-	p->pos = run->pos;
+	p->pos = (unsigned int)(run->e - p->data);
 	p->ts = run->ts;
 }
 
-static inline const unsigned char *ring_run_next(struct ring_run *run, unsigned int tl,
-						 unsigned int type_off, unsigned short id,
-						 u64 ts_limit)
+/* Lowers the run's limit to limit (it never rises). */
+static inline void ring_run_limit(struct ring_run *run, u64 limit)
 {
-	const unsigned char *e = run->data + run->pos;
+	u64 room = run->ts < limit ? limit - run->ts : 0;
+
+	if (room < run->room)
+		run->room = room;
+}
+
+/*
+ * ring_run_next() in two steps: ring_run_peek() returns the next event's data with its time
+ * delta in *delta (the event's time is run->ts + *delta) and moves nothing; ring_run_take()
+ * takes the event it returned.
+ */
+static inline const unsigned char *ring_run_peek(const struct ring_run *run, unsigned int tl,
+						 unsigned int type_off, unsigned short id,
+						 unsigned int *delta)
+{
+	const unsigned char *e = run->e;
 	unsigned int w;
 	unsigned short type;
-	u64 ts;
 
-	if (run->size - run->pos < 4 + tl * 4)
+	if ((size_t)(run->end - e) < 4 + tl * 4)
 		return NULL;
 	memcpy(&w, e, 4);
 	memcpy(&type, e + 4 + type_off, 2);
-	/* A time that wraps past 2^64 (corrupt) is left to the general path to judge. */
-	if ((w & 31) != tl || type != id || __builtin_add_overflow(run->ts, w >> 5, &ts) ||
-	    ts >= ts_limit)
+	*delta = w >> 5;
+	/* delta < limit - ts: the event's time is below the limit, and cannot wrap past 2^64. */
+	if ((w & 31) != tl || type != id || *delta >= run->room)
 		return NULL;
-	run->ts = ts;
-	run->pos += 4 + tl * 4;
 	return e + 4;
+}
+
+static inline void ring_run_take(struct ring_run *run, unsigned int tl, unsigned int delta)
+{
+	run->room -= delta;
+	run->ts += delta;
+	run->e += 4 + tl * 4;
+}
+
+static inline const unsigned char *ring_run_next(struct ring_run *run, unsigned int tl,
+						 unsigned int type_off, unsigned short id)
+{
+	unsigned int delta;
+	const unsigned char *d = ring_run_peek(run, tl, type_off, id, &delta);
+
+	if (d)
+		ring_run_take(run, tl, delta);
+	return d;
 }
 
 #endif

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The per-CPU reader: each CPU's pages are read straight from the file (mapped), one thread
+ * The per-CPU reader: each CPU's pages are read straight from the file (pread()), one thread
  * per CPU up to the number of cores, instead of libtracecmd's iteration that merges every CPU
  * by timestamp and allocates a record per event.
  *
  * The replay of one CPU needs only its own records in ring-buffer order, except at three kinds
  * of points that other CPUs record: the trace markers (the global totals at a marker are every
  * CPU's replay at that moment), the folds of a dead CPU (recorded on the CPU that receives its
- * counts) and vm_event_untraced reports (recorded on the CPU that reports). So it reads twice:
- *   phase 1: each CPU's records are walked for those rare points (and the earliest timestamp);
+ * counts) and vm_event_untraced reports (recorded on the CPU that reports). So:
+ *   phase 1: each CPU is replayed alone, its rare points collected (and the earliest
+ *            timestamp), with checkpoints of its replay every READ_CHUNK or so;
+ *   when every rare point is a trace marker (no fold, no untraced report: no CPU hotplug),
+ *            markers only read the replays: replay_until() places each from a checkpoint,
+ *            and that is the result. Otherwise (once one is found, phase 1 stops replaying and
+ *            only collects, as it did alone before) the replay starts again:
  *   phase 2: each CPU is replayed with the rare points that concern it merged in, in the order
  *            libtracecmd's merge gives: by timestamp, then by CPU, then by position on the CPU.
  * Each thread replays into a shallow copy of the replay whose global tallies (records, breaks,
@@ -27,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <event-parse.h>
@@ -39,9 +43,29 @@ struct rare {
 	struct vm_record v;		/* REC_FOLD (the dead CPU's half), REC_UNTRACED, REC_MARKER */
 };
 
+/*
+ * Phase 1: the replay's state of a CPU where a checkpointed READ_CHUNK of its pages
+ * starts, so that a trace marker another CPU recorded can be placed afterwards by replaying
+ * from there (replay_until()). cur is nitems counters in cpu_job.ck_cur.
+ */
+struct checkpoint {
+	u64 page, ord;			/* the chunk's first page (index on the CPU), records before it */
+	bool any;			/* a record before it, at last_ts */
+	u64 last_ts;
+	enum phase phase;
+	bool seen;
+};
+
+/* Checkpoints of all CPUs (each CPU's share at most 256): then every other one goes. */
+#define MAX_CHECKPOINTS 4096
+
 struct cpu_job {
 	const struct cpu_section *sec;
 	/* phase 1 */
+	struct checkpoint *ck;
+	u64 *ck_cur;
+	size_t nck;
+	u64 ck_every;			/* READ_CHUNKs between checkpoints */
 	struct rare *rare;
 	size_t nrare, cap;
 	u64 min_ts, last_ts;
@@ -67,12 +91,25 @@ struct count_layout {
 	 * machine (type_len = data bytes / 4), read by ring_run_next(); 0: never.
 	 */
 	unsigned int fixed_tl;
+	unsigned short id;		/* vm_event_count's id, when fixed_tl */
+	/*
+	 * std: fixed_tl with the series' layout on a 64-bit kernel, common_type at 0, common_pid
+	 * at 4, item at 8, delta at 16, counter at 24 (6.1 and 6.12): read with constant offsets.
+	 */
+	bool std;
 };
+
+enum { STD_TL = 8, STD_PID = 4, STD_ITEM = 8, STD_DELTA = 16, STD_COUNTER = 24 };
 
 struct percpu;
 
+/* Bytes of pages read at a time by each thread: small enough to stay in its core's cache. */
+#define READ_CHUNK (256u << 10)
+
 struct thread_out {
 	struct percpu *pc;
+	unsigned char *buf;		/* the pages being read: READ_CHUNK bytes, or one page */
+	size_t buf_len;
 	struct replay r;		/* shallow copy: own tallies, shared per-CPU state */
 	u64 *marker_total[4];
 	bool marker_incomplete[4];
@@ -84,12 +121,16 @@ struct thread_out {
 struct percpu {
 	struct trace_input *t;
 	struct replay *r;
-	const unsigned char *map;
+	int fd;
 	struct cpu_job *jobs;
 	int njobs;
 	atomic_int next_job;
 	atomic_bool stop;
+	/* phase 1 found a fold or an untraced report: phase 2 will replay, phase 1 only collects */
+	atomic_bool two_pass;
 	int phase;
+	u64 per_read;			/* pages in a READ_CHUNK */
+	size_t max_ck;			/* checkpoints per CPU */
 	/* phase 2: the rare points of every CPU, in merged order */
 	struct rare *ext;
 	struct count_layout count;
@@ -220,6 +261,9 @@ static void fast_count_layout(const struct trace_input *t, struct count_layout *
 	if (l->series && !t->big_endian && !ring_host_big_endian() && t->id_count >= 0 &&
 	    t->id_count <= 65535 && l->min_size <= 28 * 4 && l->type_off + 2 <= (int)l->min_size)
 		l->fixed_tl = (l->min_size + 3) / 4;
+	l->id = l->fixed_tl ? (unsigned short)t->id_count : 0;
+	l->std = l->fixed_tl == STD_TL && l->type_off == 0 && l->pid_off == STD_PID &&
+		 l->item_off == STD_ITEM && l->delta_off == STD_DELTA && l->counter_off == STD_COUNTER;
 }
 
 /*
@@ -235,8 +279,200 @@ static size_t next_concerning(const struct percpu *pc, size_t ext, int cpu, bool
 }
 
 /*
- * Walks one CPU's pages. Phase 1 keeps its rare points; phase 2 replays it into o. Returns 0,
- * or -1 with the reason in the job (a corrupt page or record: bad input).
+ * The runs of counts (struct ring_run), each phase's loop in a function of its own so that
+ * its few values stay in registers, and instantiated twice: with the layout's offsets as
+ * constants for the series' layout on a 64-bit kernel (count_layout.std), and as variables.
+ */
+static inline __attribute__((always_inline)) u64
+skip_run(struct ring_run *run, unsigned int tl, unsigned int type_off, unsigned short id,
+	 const unsigned char **first, u64 *first_ts)
+{
+	struct ring_run r = *run;	/* a local: nothing stored below can alias it */
+	const unsigned char *d = ring_run_next(&r, tl, type_off, id);
+	u64 n = 0;
+
+	if (d) {
+		*first = d;
+		*first_ts = r.ts;
+		for (n = 1; ring_run_next(&r, tl, type_off, id); n++)
+			;
+	}
+	*run = r;
+	return n;
+}
+
+/* Phase 1: skips the run of counts at run; their number, the first's data and time. */
+static __attribute__((noinline)) u64 skip_counts(struct ring_run *run, const struct count_layout *cl,
+						 const unsigned char **first, u64 *first_ts)
+{
+	if (cl->std)
+		return skip_run(run, STD_TL, 0, cl->id, first, first_ts);
+	return skip_run(run, cl->fixed_tl, (unsigned int)cl->type_off, cl->id, first, first_ts);
+}
+
+static inline __attribute__((always_inline)) u64
+replay_run(struct ring_run *run, struct replay *r, int cpu, unsigned int tl,
+	   unsigned int type_off, unsigned int item_off, unsigned int delta_off,
+	   unsigned int counter_off, unsigned int pid_off, unsigned short id)
+{
+	struct ring_run rr = *run;	/* locals: nothing stored below can alias them */
+	struct count_cursor c;
+	const unsigned char *d, *start = rr.e;
+	unsigned int dt;
+	u64 n;
+
+	count_cursor_get(&c, r, cpu);
+	/* Every count of the run is at rr.ts or later: up to this limit, each is in the bin. */
+	ring_run_limit(&rr, count_cursor_until(&c, rr.ts));
+	/* A count the fast case does not take ends the run: the general path reads it. */
+	while ((d = ring_run_peek(&rr, tl, type_off, id, &dt))) {
+		u64 item, delta, counter;
+		int pid;
+		unsigned int i4;
+
+		memcpy(&i4, d + item_off, 4);
+		item = i4;
+		memcpy(&delta, d + delta_off, 8);
+		memcpy(&counter, d + counter_off, 8);
+		memcpy(&pid, d + pid_off, 4);
+		if (!count_cursor_take(&c, item, delta, counter, rr.ts + dt, pid))
+			break;
+		ring_run_take(&rr, tl, dt);
+	}
+	n = (u64)(rr.e - start) / (4 + tl * 4);
+	c.n += n;
+	count_cursor_put(&c);
+	*run = rr;
+	return n;
+}
+
+/* Phase 2: replays the run of counts at run; their number. */
+static __attribute__((noinline)) u64 replay_counts(struct ring_run *run, const struct count_layout *cl,
+						   struct replay *r, int cpu)
+{
+	if (cl->std)
+		return replay_run(run, r, cpu, STD_TL, 0, STD_ITEM, STD_DELTA, STD_COUNTER,
+				  STD_PID, cl->id);
+	return replay_run(run, r, cpu, cl->fixed_tl, (unsigned int)cl->type_off,
+			  (unsigned int)cl->item_off, (unsigned int)cl->delta_off,
+			  (unsigned int)cl->counter_off, (unsigned int)cl->pid_off, cl->id);
+}
+
+/* len bytes at offset off into buf: 0, or -1 with errno (0: the file ends before them). */
+static int read_at_fully(int fd, unsigned char *buf, size_t len, u64 off)
+{
+	while (len) {
+		ssize_t n = pread(fd, buf, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = 0;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+		off += (u64)n;
+	}
+	return 0;
+}
+
+/*
+ * Replays one record of CPU cpu that is not in a run of counts (the general path, and
+ * replay_until()) into r's CPU rcpu: a count, a snapshot, or the receiving half of a fold;
+ * markers and untraced reports are rare points, applied where they fall in the merged order.
+ * *v is the decoded record when it is not a count. 0, or -1 with the reason in err (a corrupt
+ * record).
+ */
+static int replay_record(struct percpu *pc, struct replay *r, int rcpu, int cpu,
+			 const struct ring_event *ev, bool is_count, u64 where, u64 *values,
+			 struct vm_record *v, char *err, size_t errlen)
+{
+	const struct trace_input *t = pc->t;
+	const struct count_layout *cl = &pc->count;
+
+	if (is_count) {
+		u64 item, delta, counter = 0;
+
+		if (cl->series) {	/* the series' layout: constant sizes, inlined */
+			unsigned int i4;
+
+			memcpy(&i4, ev->data + cl->item_off, 4);
+			item = i4;
+			memcpy(&delta, ev->data + cl->delta_off, 8);
+			memcpy(&counter, ev->data + cl->counter_off, 8);
+		} else {
+			item = load_field(ev->data + cl->item_off, cl->item_size);
+			delta = load_field(ev->data + cl->delta_off, cl->delta_size);
+			if (cl->counter_off >= 0)
+				counter = load_field(ev->data + cl->counter_off, cl->counter_size);
+			if (cl->delta_size == 4)
+				delta = (u64)(long long)(int)(unsigned int)delta;
+		}
+		replay_count(r, rcpu, item > 65535 ? -1 : (int)item, (long long)delta,
+			     cl->counter_off >= 0 ? &counter : NULL, ev->ts,
+			     (int)(unsigned int)load_field(ev->data + cl->pid_off, 4));
+		return 0;
+	}
+	if (decode_record(pc->t, ev->data, ev->size, cpu, where, values, v, err, errlen))
+		return -1;
+	switch (v->kind) {
+	case REC_COUNT:
+		replay_count(r, rcpu, v->item, v->delta, v->has_counter ? &v->counter : NULL, ev->ts, v->pid);
+		break;
+	case REC_SNAPSHOT:
+		replay_snapshot(r, rcpu, v->tag, v->values, (size_t)t->nitems, ev->ts);
+		break;
+	case REC_FOLD:
+		if (v->item < 0 || v->item >= t->nitems || v->cpu2 < 0 || v->cpu2 >= t->ncpus)
+			r->unknown_items++;
+		else
+			replay_fold_in(r, rcpu, v->item, v->value, v->has_counter ? &v->counter : NULL,
+				       ev->ts);
+		break;
+	default:	/* markers and untraced reports are rare points */
+		break;
+	}
+	return 0;
+}
+
+/* Phase 1: the state of CPU s where page k starts, every ck_every READ_CHUNKs. 0, or -1: OOM. */
+static int checkpoint(struct percpu *pc, struct cpu_job *j, const struct cpu_replay *s, u64 k, u64 ord)
+{
+	size_t nitems = (size_t)pc->t->nitems;
+	u64 chunk = k / pc->per_read;
+
+	if (!j->ck) {
+		j->ck = calloc(pc->max_ck, sizeof(*j->ck));
+		j->ck_cur = calloc(pc->max_ck * nitems, sizeof(u64));
+		j->ck_every = 1;
+		if (!j->ck || !j->ck_cur)
+			return -1;
+	}
+	if (chunk % j->ck_every)
+		return 0;
+	if (j->nck == pc->max_ck) {	/* every other one goes: the step doubles */
+		for (size_t i = 0; i < pc->max_ck / 2; i++) {
+			j->ck[i] = j->ck[2 * i];
+			memcpy(j->ck_cur + i * nitems, j->ck_cur + 2 * i * nitems, nitems * sizeof(u64));
+		}
+		j->nck = pc->max_ck / 2;
+		j->ck_every *= 2;
+		if (chunk % j->ck_every)
+			return 0;
+	}
+	j->ck[j->nck] = (struct checkpoint){ .page = k, .ord = ord, .any = j->any, .last_ts = j->last_ts,
+					     .phase = s->phase, .seen = s->seen };
+	memcpy(j->ck_cur + j->nck * nitems, s->cur, nitems * sizeof(u64));
+	j->nck++;
+	return 0;
+}
+
+/*
+ * Walks one CPU's pages and replays it into o: phase 1 alone, keeping its rare points and
+ * checkpoints; phase 2 with the rare points of every CPU that concern it. Returns 0, or -1 with
+ * the reason in the job (a corrupt page or record: bad input).
  */
 static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 {
@@ -246,32 +482,48 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 	struct cpu_replay *s = &o->r.cpu[sec->cpu];
 	int cpu = sec->cpu, id_count = t->id_count;
 	u64 ord = 0, npages = sec->size / t->page_size, records = 0;
-	bool have_next = false;
-	size_t ext = 0, host_page = (size_t)sysconf(_SC_PAGESIZE), done = sec->offset;
+	u64 per_read = pc->per_read, buf_off = 0;
+	bool have_next = false, collect_only = false;
+	size_t ext = 0;
 	struct vm_record v;
+/* The file offset of a byte in the buffer. */
+#define FILE_OFF(ptr) (buf_off + (u64)((ptr) - o->buf))
 
 	if (pc->phase == 2)
 		ext = next_concerning(pc, 0, cpu, &have_next);
 	for (u64 k = 0; k < npages && !atomic_load_explicit(&pc->stop, memory_order_relaxed); k++) {
 		u64 page_off = sec->offset + k * t->page_size;
-		const unsigned char *page = pc->map + page_off;
+		const unsigned char *page;
 		struct ring_page pg;
 		struct ring_event ev;
 		const char *why = NULL;
 		int more;
 
-		/* What was read leaves this process's memory (the page cache keeps it). */
-		if (page_off - done >= (4u << 20)) {
-			size_t from = done / host_page * host_page, to = page_off / host_page * host_page;
+		/*
+		 * The pages are read into this thread's buffer, a few hundred KB at a time: memory
+		 * stays bounded whatever the trace's length, and no page of the file is mapped
+		 * (faulting in and dropping mapped pages cost more than the copy).
+		 */
+		if (k % per_read == 0) {
+			size_t len = (size_t)((npages - k < per_read ? npages - k : per_read) * t->page_size);
 
-			if (to > from)
-				madvise((void *)(pc->map + from), to - from, MADV_DONTNEED);
-			done = page_off;
+			if (read_at_fully(pc->fd, o->buf, len, page_off))
+				return job_fail(j->err, sizeof(j->err), "%s: CPU %d's pages at file offset "
+						"%llu cannot be read: %s", t->path, cpu, page_off,
+						errno ? strerror(errno) : "the file ends before them");
+			buf_off = page_off;
+			if (pc->phase == 1 && checkpoint(pc, j, s, k, ord))
+				return job_fail(j->err, sizeof(j->err), "out of memory");
 		}
+		page = o->buf + (page_off - buf_off);
 		if (ring_page_load(&pg, page, t->page_size, t->page_long_size, t->big_endian, &why))
 			return job_fail(j->err, sizeof(j->err), "%s: CPU %d's page at file offset %llu "
 					"is corrupt: %s", t->path, cpu, page_off, why);
-		if (pc->phase == 2 && pg.missed)
+		/* Once phase 2 is known to be needed, phase 1 only collects (its replay is dropped). */
+		if (pc->phase == 1 && !collect_only &&
+		    atomic_load_explicit(&pc->two_pass, memory_order_relaxed))
+			collect_only = true;
+		if (pg.missed && !collect_only)
 			replay_missed(&o->r, cpu, pg.missed);
 		for (;;) {
 			if (cl->fixed_tl) {
@@ -282,57 +534,36 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 				 * that would wrap past 2^64): in phase 1 its first record is the
 				 * only one that can be earlier than what came before.
 				 */
-				/* In locals: the stores below cannot alias them. */
-				const unsigned int tl = cl->fixed_tl, type_off = (unsigned int)cl->type_off;
-				const unsigned int item_off = (unsigned int)cl->item_off;
-				const unsigned int delta_off = (unsigned int)cl->delta_off;
-				const unsigned int counter_off = (unsigned int)cl->counter_off;
-				const unsigned int pid_off = (unsigned int)cl->pid_off;
-				const unsigned short id = (unsigned short)id_count;
-				const unsigned char *d, *first = NULL;
-				u64 n = 0, first_ts = 0;
+				const unsigned char *first = NULL;
+				u64 n, first_ts = 0;
+				unsigned int dt;
 				struct ring_run run;
 
-				ring_run_begin(&run, &pg);
-				if (pc->phase == 1) {
-					while ((d = ring_run_next(&run, tl, type_off, id, ~0ULL))) {
-						if (!n++) {
-							first = d;
-							first_ts = run.ts;
-						}
-					}
-					if (n) {
-						if (!j->any || first_ts < j->min_ts)
+				/* A record at the next rare point's time or later goes the general way. */
+				ring_run_begin(&run, &pg, pc->phase == 2 && have_next ? pc->ext[ext].ts : ~0ULL);
+				/*
+				 * Phase 1: the run's first time, when it may be the CPU's least or earlier
+				 * than the record before (times only grow inside the run).
+				 */
+				if (collect_only) {
+					n = skip_counts(&run, cl, &first, &first_ts);
+				} else {
+					if (pc->phase == 1 && (!j->any || run.ts < j->last_ts) &&
+					    (first = ring_run_peek(&run, cl->fixed_tl, (unsigned int)cl->type_off,
+								   cl->id, &dt)))
+						first_ts = run.ts + dt;
+					n = replay_counts(&run, cl, &o->r, cpu);
+				}
+				if (n) {
+					records += n;
+					s->seen = true;
+					if (pc->phase == 1) {
+						if (first && (!j->any || first_ts < j->min_ts))
 							j->min_ts = first_ts;
-						if (j->any && first_ts < j->last_ts && !j->backwards_at)
-							j->backwards_at = (u64)(first - pc->map);
+						if (first && j->any && first_ts < j->last_ts && !j->backwards_at)
+							j->backwards_at = FILE_OFF(first);
 						j->last_ts = run.ts;
 						j->any = true;
-					}
-				} else {
-					struct count_cursor c;
-
-					count_cursor_get(&c, &o->r, cpu);
-					/* A record at the next rare point's time or later goes the general way. */
-					const u64 limit = have_next ? pc->ext[ext].ts : ~0ULL;
-
-					while ((d = ring_run_next(&run, tl, type_off, id, limit))) {
-						u64 item, delta, counter;
-						int pid;
-						unsigned int i4;
-
-						memcpy(&i4, d + item_off, 4);
-						item = i4;
-						memcpy(&delta, d + delta_off, 8);
-						memcpy(&counter, d + counter_off, 8);
-						memcpy(&pid, d + pid_off, 4);
-						count_cursor_count(&c, item, delta, counter, run.ts, pid);
-						n++;
-					}
-					count_cursor_put(&c);
-					if (n) {
-						records += n;
-						s->seen = true;
 					}
 				}
 				ring_run_end(&run, &pg);
@@ -347,12 +578,14 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 				if (!j->any || ev.ts < j->min_ts)
 					j->min_ts = ev.ts;
 				if (j->any && ev.ts < j->last_ts && !j->backwards_at)
-					j->backwards_at = (u64)(ev.data - pc->map);
+					j->backwards_at = FILE_OFF(ev.data);
 				j->last_ts = ev.ts;
 				j->any = true;
-				/* Most records are counts: only their type is read in this phase. */
+			}
+			if (collect_only) {
+				/* Of a count only the type is read. */
 				if (!is_count) {
-					if (decode_record(t, ev.data, ev.size, cpu, (u64)(ev.data - pc->map),
+					if (decode_record(t, ev.data, ev.size, cpu, FILE_OFF(ev.data),
 							  o->values, &v, j->err, sizeof(j->err)))
 						return -1;
 					if ((v.kind == REC_MARKER || v.kind == REC_FOLD ||
@@ -370,50 +603,15 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 			}
 			records++;
 			s->seen = true;
-			if (is_count) {
-				u64 item, delta, counter = 0;
-
-				if (cl->series) {	/* the series' layout: constant sizes, inlined */
-					unsigned int i4;
-
-					memcpy(&i4, ev.data + cl->item_off, 4);
-					item = i4;
-					memcpy(&delta, ev.data + cl->delta_off, 8);
-					memcpy(&counter, ev.data + cl->counter_off, 8);
-				} else {
-					item = load_field(ev.data + cl->item_off, cl->item_size);
-					delta = load_field(ev.data + cl->delta_off, cl->delta_size);
-					if (cl->counter_off >= 0)
-						counter = load_field(ev.data + cl->counter_off, cl->counter_size);
-					if (cl->delta_size == 4)
-						delta = (u64)(long long)(int)(unsigned int)delta;
-				}
-				replay_count(&o->r, cpu, item > 65535 ? -1 : (int)item, (long long)delta,
-					     cl->counter_off >= 0 ? &counter : NULL, ev.ts,
-					     (int)(unsigned int)load_field(ev.data + cl->pid_off, 4));
-				ord++;
-				continue;
-			}
-			if (decode_record(t, ev.data, ev.size, cpu, (u64)(ev.data - pc->map), o->values, &v,
-					  j->err, sizeof(j->err)))
+			if (replay_record(pc, &o->r, cpu, cpu, &ev, is_count, FILE_OFF(ev.data), o->values,
+					  &v, j->err, sizeof(j->err)))
 				return -1;
-			switch (v.kind) {
-			case REC_COUNT:
-				replay_count(&o->r, cpu, v.item, v.delta, v.has_counter ? &v.counter : NULL,
-					     ev.ts, v.pid);
-				break;
-			case REC_SNAPSHOT:
-				replay_snapshot(&o->r, cpu, v.tag, v.values, (size_t)t->nitems, ev.ts);
-				break;
-			case REC_FOLD:
-				if (v.item < 0 || v.item >= t->nitems || v.cpu2 < 0 || v.cpu2 >= t->ncpus)
-					o->r.unknown_items++;
-				else
-					replay_fold_in(&o->r, cpu, v.item, v.value,
-						       v.has_counter ? &v.counter : NULL, ev.ts);
-				break;
-			default:	/* markers and untraced reports are rare points */
-				break;
+			if (pc->phase == 1 && !is_count &&
+			    (v.kind == REC_MARKER || v.kind == REC_FOLD || v.kind == REC_UNTRACED)) {
+				if (keep_rare(j, ev.ts, ord, cpu, &v))
+					return job_fail(j->err, sizeof(j->err), "out of memory");
+				if (v.kind != REC_MARKER)
+					atomic_store_explicit(&pc->two_pass, true, memory_order_relaxed);
 			}
 			ord++;
 		}
@@ -421,13 +619,131 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 			return job_fail(j->err, sizeof(j->err), "%s: CPU %d's page at file offset %llu "
 					"is corrupt: %s", t->path, cpu, page_off, why);
 	}
-	if (pc->phase == 2) {
+	{
 		o->r.records += records;
 		replay_flush_tasks(&o->r, cpu);
 		for (; have_next; ext = next_concerning(pc, ext + 1, cpu, &have_next))
 			apply_rare(o, &pc->ext[ext], cpu);
 	}
 	return 0;
+#undef FILE_OFF
+}
+
+/*
+ * After phase 1: CPU j's replay as it stood at the point (ts, mcpu, mord) of the merged order (a
+ * trace marker), replayed into scratch's one CPU from the last checkpoint before it. The
+ * records between are replayed as phase 2 replays them, so cur, phase and seen are phase 2's
+ * at that point. 0, or -1 with the reason in the job.
+ */
+static int replay_until(struct percpu *pc, struct cpu_job *j, struct thread_out *o,
+			struct replay *scratch, u64 ts, int mcpu, u64 mord)
+{
+	struct trace_input *t = pc->t;
+	const struct count_layout *cl = &pc->count;
+	int cpu = j->sec->cpu;
+	struct cpu_replay *s = &scratch->cpu[0];
+	size_t c = 0, nitems = (size_t)t->nitems;
+	u64 npages = j->sec->size / t->page_size, ord, buf_off = 0;
+	struct vm_record v;
+
+	/* The last checkpoint whose records before it all precede the point. */
+	while (c + 1 < j->nck && (!j->ck[c + 1].any ||
+				  key_cmp(j->ck[c + 1].last_ts, cpu, j->ck[c + 1].ord - 1, ts, mcpu, mord) < 0))
+		c++;
+	s->phase = j->ck[c].phase;
+	s->seen = j->ck[c].seen;
+	memcpy(s->cur, j->ck_cur + c * nitems, nitems * sizeof(u64));
+	ord = j->ck[c].ord;
+	for (u64 k = j->ck[c].page; k < npages; k++) {
+		u64 page_off = j->sec->offset + k * t->page_size;
+		struct ring_page pg;
+		struct ring_event ev;
+		const char *why = NULL;
+		int more;
+
+		if (k == j->ck[c].page || k % pc->per_read == 0) {
+			size_t len = (size_t)((npages - k < pc->per_read ? npages - k : pc->per_read) *
+					      t->page_size);
+
+			if (read_at_fully(pc->fd, o->buf, len, page_off))
+				return job_fail(j->err, sizeof(j->err), "%s: CPU %d's pages at file offset "
+						"%llu cannot be read: %s", t->path, cpu, page_off,
+						errno ? strerror(errno) : "the file ends before them");
+			buf_off = page_off;
+		}
+		if (ring_page_load(&pg, o->buf + (page_off - buf_off), t->page_size, t->page_long_size,
+				   t->big_endian, &why))
+			return job_fail(j->err, sizeof(j->err), "%s: CPU %d's page at file offset %llu "
+					"is corrupt: %s", t->path, cpu, page_off, why);
+		while ((more = ring_page_next(&pg, &ev, &why)) > 0) {
+			bool is_count = cl->ok && ev.size >= cl->min_size &&
+					load_field(ev.data + cl->type_off, 2) == (u64)t->id_count;
+
+			if (key_cmp(ev.ts, cpu, ord, ts, mcpu, mord) >= 0)
+				return 0;
+			s->seen = true;
+			if (replay_record(pc, scratch, 0, cpu, &ev, is_count,
+					  buf_off + (u64)(ev.data - o->buf), o->values, &v, j->err,
+					  sizeof(j->err)))
+				return -1;
+			ord++;
+		}
+		if (more < 0)
+			return job_fail(j->err, sizeof(j->err), "%s: CPU %d's page at file offset %llu "
+					"is corrupt: %s", t->path, cpu, page_off, why);
+	}
+	return 0;
+}
+
+/* A thread's copy of the replay, its tallies zero (and its buffers allocated). 0, or -1: OOM. */
+static int reset_out(struct thread_out *o, struct percpu *pc, const struct replay *r)
+{
+	free(o->r.brk);
+	task_free(&o->r.tasks);
+	o->r = *r;
+	o->pc = pc;
+	o->r.records = o->r.unknown_items = o->r.events_checked = 0;
+	o->r.nbreaks = o->r.untraced_reports = 0;
+	o->r.brk = NULL;
+	o->r.nlisted = 0;
+	memset(&o->r.tasks, 0, sizeof(o->r.tasks));
+	for (int m = 0; m < 4; m++) {
+		if (!o->marker_total[m])
+			o->marker_total[m] = calloc((size_t)r->nitems, sizeof(u64));
+		if (!o->marker_total[m])
+			return -1;
+		memset(o->marker_total[m], 0, (size_t)r->nitems * sizeof(u64));
+		o->marker_incomplete[m] = false;
+	}
+	return 0;
+}
+
+/*
+ * The time of CPU j's first record, read from its first pages (the least of its times when
+ * they never go back, which phase 1 checks): false when it has none or a page cannot be read
+ * (phase 1 reports that).
+ */
+static bool first_record_ts(struct percpu *pc, const struct cpu_section *sec, unsigned char *buf, u64 *ts)
+{
+	const struct trace_input *t = pc->t;
+
+	for (u64 k = 0; k < sec->size / t->page_size; k++) {
+		struct ring_page pg;
+		struct ring_event ev;
+		const char *why;
+		int more;
+
+		if (read_at_fully(pc->fd, buf, t->page_size, sec->offset + k * t->page_size) ||
+		    ring_page_load(&pg, buf, t->page_size, t->page_long_size, t->big_endian, &why))
+			return false;
+		if ((more = ring_page_next(&pg, &ev, &why)) > 0) {
+			*ts = ev.ts;
+			return true;
+		}
+		if (more < 0)
+			return false;
+	}
+	return false;
 }
 
 static void *worker(void *arg)
@@ -493,32 +809,31 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 	struct percpu pc = { .t = t, .r = r };
 	struct thread_out *outs = NULL;
 	struct stat st;
-	size_t map_len = 0, nrare = 0, w = 0;
+	size_t file_len = 0, nrare = 0, w = 0;
 	struct cpu_section *empty = NULL;
-	int fd, ret = -1, nthreads;
+	int ret = -1, nthreads;
+	bool one_pass = true;
+	u64 spec_first_ts;
+	size_t buf_len;
 
-	fd = open(t->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
+	pc.fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (pc.fd < 0 || fstat(pc.fd, &st)) {
 		int e = errno;
 
-		if (fd >= 0)
-			close(fd);
+		if (pc.fd >= 0)
+			close(pc.fd);
 		return set_err(err, errlen, "%s: %s", t->path, strerror(e));
 	}
-	map_len = (size_t)st.st_size;
-	pc.map = map_len ? mmap(NULL, map_len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
-	close(fd);
-	if (pc.map == MAP_FAILED) {
-		set_err(err, errlen, "cannot map the file: %s", strerror(errno));
-		return 1;	/* the merged iteration can still read it */
-	}
+	file_len = (size_t)st.st_size;
 	for (int k = 0; k < t->nsections; k++)
-		if (t->sections[k].offset > map_len || t->sections[k].size > map_len - t->sections[k].offset) {
+		if (t->sections[k].offset > file_len || t->sections[k].size > file_len - t->sections[k].offset) {
 			set_err(err, errlen, "%s: CPU %d's data lies past the end of the file",
 				t->path, t->sections[k].cpu);
 			goto out;
 		}
-	madvise((void *)pc.map, map_len, MADV_SEQUENTIAL);
+	posix_fadvise(pc.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	/* Whole pages (at most 16 MB each, direct_sections() says), READ_CHUNK bytes at a time. */
+	buf_len = t->page_size >= READ_CHUNK ? t->page_size : READ_CHUNK / t->page_size * t->page_size;
 	fast_count_layout(t, &pc.count);
 
 	/* A job for every CPU the file names: one without data still receives folds and markers. */
@@ -540,23 +855,34 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 	for (int k = 0; k < t->nsections; k++)
 		pc.jobs[t->sections[k].cpu].sec = &t->sections[k];
 	for (int i = 0; i < nthreads; i++) {
-		outs[i].r = *r;
-		outs[i].pc = &pc;
-		outs[i].r.records = outs[i].r.unknown_items = outs[i].r.events_checked = 0;
-		outs[i].r.nbreaks = outs[i].r.untraced_reports = 0;
-		outs[i].r.brk = NULL;
-		outs[i].r.nlisted = 0;
-		memset(&outs[i].r.tasks, 0, sizeof(outs[i].r.tasks));
 		outs[i].values = calloc((size_t)t->nitems, sizeof(u64));
-		if (!outs[i].values)
+		outs[i].buf = malloc(buf_len);
+		outs[i].buf_len = buf_len;
+		if (!outs[i].values || !outs[i].buf || reset_out(&outs[i], &pc, r))
 			goto oom;
-		for (int m = 0; m < 4; m++) {
-			outs[i].marker_total[m] = calloc((size_t)t->nitems, sizeof(u64));
-			if (!outs[i].marker_total[m])
-				goto oom;
-		}
 	}
+	pc.per_read = buf_len / t->page_size;
+	pc.max_ck = MAX_CHECKPOINTS / (size_t)pc.njobs;
+	pc.max_ck = pc.max_ck > 256 ? 256 : pc.max_ck < 8 ? 8 : pc.max_ck;
 
+	/*
+	 * Phase 1 reads each CPU once: it replays it as phase 2 would if no rare point of another
+	 * CPU concerned it, collects the rare points, and keeps checkpoints of the replay. When
+	 * every rare point is a trace marker (no fold, no untraced report: a trace without CPU
+	 * hotplug), markers only read the replays, and replay_until() places each one from a
+	 * checkpoint: phase 2 is not needed. Otherwise the replay starts again, in phase 2. The
+	 * histogram needs the earliest time first: each CPU's first record's (phase 1 checks that
+	 * it is the earliest, else phase 2 replays with the right one).
+	 */
+	for (int k = 0; k < pc.njobs; k++) {
+		u64 ts;
+
+		if (first_record_ts(&pc, pc.jobs[k].sec, outs[0].buf, &ts) && (!r->first_ts || ts < r->first_ts))
+			r->first_ts = ts;
+	}
+	for (int i = 0; i < nthreads; i++)
+		outs[i].r.first_ts = r->first_ts;
+	spec_first_ts = r->first_ts;
 	if (progress)
 		fprintf(stderr, "vmstat-audit: reading %d CPUs' pages in %d threads\n", pc.njobs, nthreads);
 	if (run_phase(&pc, outs, nthreads, 1))
@@ -576,10 +902,28 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 			goto out;
 		}
 	/* The rare points of all CPUs in merged order; the earliest timestamp for the histogram. */
+	r->first_ts = 0;
 	for (int k = 0; k < pc.njobs; k++) {
 		nrare += pc.jobs[k].nrare;
 		if (pc.jobs[k].any && (!r->first_ts || pc.jobs[k].min_ts < r->first_ts))
 			r->first_ts = pc.jobs[k].min_ts;
+		for (size_t i = 0; i < pc.jobs[k].nrare; i++)
+			if (pc.jobs[k].rare[i].v.kind != REC_MARKER)
+				one_pass = false;
+	}
+	if (!one_pass || r->first_ts != spec_first_ts) {
+		/* Phase 1's replay is not the answer: it starts again, and phase 2 replays. */
+		one_pass = false;
+		replay_free(r);
+		if (replay_init(r, t->ncpus, t->nitems))
+			goto oom;
+		r->have_counter = t->f_counter != NULL;
+		for (int k = 0; k < pc.njobs; k++)
+			if (pc.jobs[k].any && (!r->first_ts || pc.jobs[k].min_ts < r->first_ts))
+				r->first_ts = pc.jobs[k].min_ts;
+		for (int i = 0; i < nthreads; i++)
+			if (reset_out(&outs[i], &pc, r))
+				goto oom;
 	}
 	pc.ext = calloc(nrare + 1, sizeof(*pc.ext));	/* ends with a REC_OTHER */
 	if (!pc.ext)
@@ -624,8 +968,41 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 	for (int i = 0; i < nthreads; i++)
 		outs[i].r.first_ts = r->first_ts;
 
-	if (run_phase(&pc, outs, nthreads, 2))
+	if (one_pass) {
+		/* Each marker on every CPU, as phase 2's apply_rare() would add it. */
+		struct replay scratch;
+
+		if (replay_init(&scratch, 1, t->nitems))	/* one CPU's, replayed again */
+			goto oom;
+		scratch.have_counter = r->have_counter;
+		for (size_t i = 0; i < w; i++) {
+			const struct rare *x = &pc.ext[i];
+
+			for (int k = 0; k < pc.njobs; k++) {
+				struct cpu_job *j = &pc.jobs[k];
+				int cpu = j->sec->cpu;
+				const struct cpu_replay *s = &r->cpu[cpu];	/* no pages: never touched */
+
+				if (j->nck) {
+					if (replay_until(&pc, j, &outs[0], &scratch, x->ts, x->cpu, x->ord)) {
+						j->failed = true;
+						replay_free(&scratch);
+						goto job_error;
+					}
+					s = &scratch.cpu[0];
+				}
+				if (s->phase != BEFORE_SNAP1) {
+					for (int it = 0; it < r->nitems; it++)
+						outs[0].marker_total[x->v.marker][it] += s->cur[it];
+				} else if (s->seen) {
+					outs[0].marker_incomplete[x->v.marker] = true;
+				}
+			}
+		}
+		replay_free(&scratch);
+	} else if (run_phase(&pc, outs, nthreads, 2)) {
 		goto job_error;
+	}
 	for (int i = 0; i < nthreads; i++)
 		merge_tallies(r, &outs[i]);
 	ret = 0;
@@ -644,6 +1021,7 @@ out:
 	if (outs)
 		for (int i = 0; i < nthreads; i++) {
 			free(outs[i].values);
+			free(outs[i].buf);
 			free(outs[i].r.brk);
 			task_free(&outs[i].r.tasks);
 			for (int m = 0; m < 4; m++)
@@ -651,12 +1029,14 @@ out:
 		}
 	free(outs);
 	if (pc.jobs)
-		for (int k = 0; k < pc.njobs; k++)
+		for (int k = 0; k < pc.njobs; k++) {
 			free(pc.jobs[k].rare);
+			free(pc.jobs[k].ck);
+			free(pc.jobs[k].ck_cur);
+		}
 	free(pc.jobs);
 	free(empty);
 	free(pc.ext);
-	if (pc.map && pc.map != MAP_FAILED)
-		munmap((void *)pc.map, map_len);
+	close(pc.fd);
 	return ret;
 }
