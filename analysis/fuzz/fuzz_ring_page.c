@@ -16,6 +16,7 @@
 
 #include "ring_page.h"
 #include "trace_input.h"
+#include "record.h"
 
 #define F(n, o, s, fl) { .name = (char *)(n), .offset = (o), .size = (s), .flags = (fl) }
 

@@ -17,7 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* audit_malloc - malloc(); NULL marks the process out of memory. Likewise the others. */
+/*
+ * audit_malloc - malloc(); NULL marks the process out of memory. Likewise
+ * audit_calloc - calloc(), audit_realloc - realloc(), audit_strdup - strdup(), audit_strndup - strndup(),
+ * audit_vasprintf - vasprintf() and audit_asprintf - asprintf(), whose -1 marks it too.
+ */
 void *audit_malloc(size_t n);
 void *audit_calloc(size_t n, size_t size);
 void *audit_realloc(void *p, size_t n);

@@ -9,6 +9,7 @@
 #include "replay.h"
 #include "text_inputs.h"
 #include "trace_input.h"
+#include "trace_replay.h"
 
 enum verdict { CONSISTENT = 0, INCONSISTENT = 1, BAD_INPUT = 2, INCONCLUSIVE = 3, INTERNAL_ERROR = 4 };
 
@@ -49,6 +50,7 @@ struct audit {
  * out of memory, see alloc.h, and no verdict is given).
  */
 int strlist_add(struct strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* strlist_free - frees every message of l and empties it. */
 void strlist_free(struct strlist *l);
 
 /*
@@ -66,6 +68,7 @@ int audit_check_inputs(struct audit *a, char *err, size_t errlen);
  */
 void audit_evaluate(struct audit *a);
 
+/* verdict_name - CONSISTENT, INCONSISTENT or INCONCLUSIVE. */
 const char *verdict_name(enum verdict v);
 /*
  * counter_delta - how far a CPU's counter moved between its snapshots, modulo the counters'
@@ -74,11 +77,24 @@ const char *verdict_name(enum verdict v);
  */
 u64 counter_delta(const struct audit *a, int cpu, int item);
 u64 replay_delta(const struct audit *a, int cpu, int item);
-/* counter - events of one CPU and item, over every check, formatted with its sign. */
+/*
+ * fmt_difference - the counter less the events of one CPU and item, over every check, from
+ * its shortfall (under) and excess (over), formatted with its sign into buf.
+ */
 const char *fmt_difference(char buf[24], u64 under, u64 over);
+/* cpu_has_window - whether CPU has both its tag-1 and tag-2 snapshots. */
 bool cpu_has_window(const struct audit *a, int cpu);
+/*
+ * cpu_lost_events - whether the ring buffer lost events of CPU (a page's missed-events flag,
+ * an overrun or drop in the file's statistics, or statistics that lack the CPU).
+ */
 bool cpu_lost_events(const struct audit *a, int cpu);
 
+/*
+ * report_text - the verdict, its reasons and the per-item table, as text;
+ * report_json - the same as one JSON object (--json); report_svg - each CPU's activity over
+ * time with the breaks marked (--svg). Every byte that is not valid UTF-8 is escaped.
+ */
 void report_text(const struct audit *a, FILE *out);
 void report_json(const struct audit *a, FILE *out);
 void report_svg(const struct audit *a, FILE *out);

@@ -163,6 +163,10 @@ static inline u64 replay_wrap(const struct replay *r, u64 v)
 	return r->mask != ~0ULL && v > r->mask >> 1 ? v | ~r->mask : v;
 }
 
+/*
+ * replay_init - an empty replay of ncpus CPUs and nitems items: 0, or -1 out of memory.
+ * replay_free - frees what replay_init() and the replay allocated.
+ */
 int replay_init(struct replay *r, int ncpus, int nitems);
 void replay_free(struct replay *r);
 /*
@@ -266,8 +270,13 @@ static inline void count_cursor_count(struct count_cursor *c, u64 item, u64 delt
 	count_cursor_get(c, c->r, c->cpu);
 }
 
-/* Moves CPU's pending per-task sums into r->tasks (after its last record). */
+/* replay_flush_tasks - moves CPU's pending per-task sums into r->tasks (after its last record). */
 void replay_flush_tasks(struct replay *r, int cpu);
+/*
+ * replay_fold - a vm_event_fold recorded on CPU: DEAD's VALUE counts of ITEM moved into CPU's
+ * counter (replay_fold_in() and replay_fold_out() below). An unknown CPU or item is counted in
+ * r->unknown_items.
+ */
 void replay_fold(struct replay *r, int cpu, int dead, int item, u64 value, const u64 *counter, u64 ts);
 /*
  * replay_fold_in - replay_fold()'s half on the receiving CPU (valid CPU and item): its
@@ -292,14 +301,22 @@ void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 t
  * a fold in which they are valid. Returns -1 when the array does not have nitems entries.
  */
 int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *values, size_t n, u64 ts);
+/*
+ * replay_marker - a trace marker: which 0..3 for 'vmstat-1 begin', 'vmstat-1 end', 'vmstat-2
+ * begin', 'vmstat-2 end'; the replayed global totals are taken there (once per marker).
+ */
 void replay_marker(struct replay *r, int which, u64 ts);
 /*
  * replay_missed - events lost before a page of CPU: missed > 0 their count, < 0 unknown.
  * The counts of several pages are summed saturating at 2^64-1, never wrapped.
  */
 void replay_missed(struct replay *r, int cpu, long long missed);
+/* replay_seen - a record of CPU at TS: the CPU has data; the trace's first and last times. */
 void replay_seen(struct replay *r, int cpu, u64 ts);
-/* After the last record: one bin width for every CPU's histogram (r->bin_ns, r->nbins). */
+/*
+ * replay_finish_bins - after the last record: one bin width for every CPU's histogram
+ * (r->bin_ns, r->nbins).
+ */
 void replay_finish_bins(struct replay *r);
 /*
  * replay_sort_breaks - after the last record: r->brk, the breaks of every CPU sorted by

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <string.h>
 
-typedef unsigned long long u64;
+#include "types.h"
 
 struct ring_page {
 	const unsigned char *data;	/* the page's events */
@@ -46,7 +46,7 @@ struct ring_event {
 };
 
 /*
- * Loads the page of page_size bytes at page, from a kernel whose long is
+ * ring_page_load - loads the page of page_size bytes at page, from a kernel whose long is
  * long_size (4 or 8) bytes and whose byte order is big_endian. 0, or -1 with
  * the reason in *why when the commit word does not fit the page.
  */

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef unsigned long long u64;
+#include "types.h"
 
 struct task_count {
 	int pid, item;		/* item -1: an empty slot */
@@ -24,10 +24,17 @@ struct task_table {
 	bool lost;		/* out of memory: the table is incomplete */
 };
 
+/*
+ * task_add - adds delta to the (pid, item) pair's sum (t->lost when out of memory);
+ * task_merge - adds every pair of from into into; task_free - frees the table.
+ */
 void task_add(struct task_table *t, int pid, int item, u64 delta);
 void task_merge(struct task_table *into, const struct task_table *from);
 void task_free(struct task_table *t);
-/* The pairs of one item (or every pair: item -1), largest sum first; NULL when empty or OOM. */
+/*
+ * task_sorted - the pairs of one item (or every pair: item -1), largest sum first; NULL when
+ * empty or out of memory.
+ */
 struct task_count *task_sorted(const struct task_table *t, int item, size_t *n);
 
 #endif

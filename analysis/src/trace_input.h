@@ -75,60 +75,34 @@ struct trace_where {
 };
 extern struct trace_where *trace_where;
 
-/* 0, or -1 with a one-line reason in err (bad input: the caller exits 2). */
+/*
+ * lib_enter - marks the start of a libtracecmd/libtraceevent call named CALL in trace_where;
+ * lib_leave - its end (our own code runs again).
+ */
+void lib_enter(const char *call);
+void lib_leave(void);
+
+/* read_at - N bytes at file offset OFF of FD: 0, or -1 (short read, error, offset too big). */
+int read_at(int fd, u64 off, void *buf, size_t n);
+
+/*
+ * trace_open - opens PATH with libtracecmd and looks up the events, fields, item table,
+ * clock and CPUSTAT: 0, or -1 with a one-line reason in err (bad input: the caller exits 2).
+ * trace_close - frees what trace_open() set up.
+ */
 int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen);
 void trace_close(struct trace_input *t);
 
-/* 0 when a version 7 file's sections all fit in it (or it is not walkable); -1 with a reason. */
+/*
+ * check_layout - 0 when a version 7 file's sections all fit in it (or it is not walkable); -1
+ * with a reason.
+ */
 int check_layout(const char *path, char *err, size_t errlen);
 
-/* Whether the trace clock orders events recorded on different CPUs. */
+/* clock_orders_cpus - whether the trace clock orders events recorded on different CPUs. */
 bool clock_orders_cpus(const char *clock);
 
-/* How trace_replay() reads the events. */
-enum trace_reader {
-	READER_AUTO,		/* per CPU when the file allows it, else merged */
-	READER_PERCPU,		/* each CPU's pages directly, one thread per CPU (trace_percpu.c) */
-	READER_MERGED,		/* libtracecmd's iteration merged by timestamp */
-};
 
-/*
- * trace_replay - replays every record into r, modulo the counters' width (the file's long
- * size), and names the reader used in t->reader_used; 0, or -1 with a reason in err (a
- * malformed record, a CPU whose time goes backwards, or READER_PERCPU on a file that cannot be
- * read that way). threads: 0 for one per online core.
- */
-int trace_replay(struct trace_input *t, struct replay *r, enum trace_reader reader, int threads,
-		 bool progress, char *err, size_t errlen);
-/*
- * trace_replay_percpu - the per-CPU reader (trace_percpu.c): 0; -1 with the reason in err
- * (bad input: a corrupt page, time going backwards on a CPU); 1 when the file cannot be mapped
- * (the merged reader can still read it).
- */
-int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bool progress,
-			char *err, size_t errlen);
-
-/*
- * What a vmstat record says, decoded with every field bounds-checked. Shared by both readers.
- * For a snapshot, values points into the decoder's buffer of nitems counters.
- */
-enum record_kind { REC_OTHER, REC_COUNT, REC_FOLD, REC_UNTRACED, REC_SNAPSHOT, REC_MARKER };
-struct vm_record {
-	enum record_kind kind;
-	int cpu2;			/* fold: the dead CPU; untraced: the CPU it moved on */
-	int item;
-	long long delta;		/* count, untraced */
-	u64 value;			/* fold */
-	u64 counter;			/* count, fold: the counter field */
-	bool has_counter;
-	unsigned int tag;		/* snapshot */
-	const u64 *values;		/* snapshot: nitems counters */
-	int marker;			/* marker: 0..3 */
-	int pid;			/* common_pid */
-};
-/* 0, or -1 with "file: malformed WHAT record on CPU c at ..." in err. values: nitems u64s. */
-int decode_record(struct trace_input *t, const unsigned char *data, unsigned int size, int cpu,
-		  u64 where, u64 *values, struct vm_record *v, char *err, size_t errlen);
 
 /*
  * parse_cpustats - the top instance's per-CPU statistics from the CPUSTAT options' text.

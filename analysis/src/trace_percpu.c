@@ -20,7 +20,8 @@
  * ...) are its own, and touches no other CPU's state; the tallies are summed at the end. The
  * result is the merged reader's, which the tests check on every fixture (`--reader merged`).
  */
-#include "trace_input.h"
+#include "trace_replay.h"
+#include "record.h"
 #include "ring_page.h"
 #include "text_inputs.h"
 
