@@ -267,8 +267,34 @@ static bool went_down_r(const struct replay *r, u64 from, u64 to)
 
 int audit_check_inputs(struct audit *a, char *err, size_t errlen)
 {
+	static const char *const marker_name[] = {
+		"vmstat-1 begin", "vmstat-1 end", "vmstat-2 begin", "vmstat-2 end",
+	};
 	const struct replay *r = &a->r;
-	int named = 0;
+	int named = 0, prev = -1;
+
+	/*
+	 * The recorder writes each marker once, in this order, around its two reads of
+	 * /proc/vmstat: a copy is judged between the totals at its two markers, so a marker
+	 * written twice or out of order brackets the copy wrongly. With a clock that does not
+	 * order CPUs the copies are not judged at all (see audit_evaluate()).
+	 */
+	for (int m = 0; m < 4; m++) {
+		if (r->marker[m].count > 1)
+			return set_err(err, errlen, "%s: the trace marker 'percpu-vmstat: %s' is in the "
+				       "trace %u times; the recorder writes it once (a damaged or edited "
+				       "file: record again)", a->t.path, marker_name[m], r->marker[m].count);
+		if (!r->marker[m].seen || !clock_orders_cpus(a->t.clock))
+			continue;
+		if (prev >= 0 && r->marker[m].ts < r->marker[prev].ts)
+			return set_err(err, errlen, "%s: the trace marker 'percpu-vmstat: %s' (%.6f s) comes "
+				       "before '%s' (%.6f s); the recorder writes them in the order "
+				       "vmstat-1 begin, end, vmstat-2 begin, end (a damaged or edited file: "
+				       "record again)", a->t.path, marker_name[m],
+				       (double)r->marker[m].ts / 1e9, marker_name[prev],
+				       (double)r->marker[prev].ts / 1e9);
+		prev = m;
+	}
 
 	for (int i = 0; i < a->t.nitems; i++)
 		named += a->t.item_names[i] != NULL;

@@ -509,6 +509,7 @@ void replay_marker(struct replay *r, int which, u64 ts)
 	if (which < 0 || which > 3)
 		return;
 	m = &r->marker[which];
+	m->count++;
 	if (m->seen)
 		return;
 	m->seen = true;

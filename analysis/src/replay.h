@@ -120,6 +120,7 @@ struct cpu_replay {
 
 struct marker_totals {
 	bool seen;
+	unsigned int count;		/* how many times the marker is in the trace */
 	u64 ts;
 	u64 *total;			/* replayed global total per item at the marker */
 	bool complete;			/* every CPU with data was between its snapshots */

@@ -956,6 +956,7 @@ int trace_replay_percpu(struct trace_input *t, struct replay *r, int threads, bo
 		if (x->v.kind == REC_MARKER) {
 			struct marker_totals *m = &r->marker[x->v.marker];
 
+			m->count++;
 			if (m->seen)
 				continue;
 			m->seen = true;
