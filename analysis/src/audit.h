@@ -39,6 +39,7 @@ struct audit {
 	bool proven;			/* a finding that holds whatever else is doubtful */
 	bool doubtful;			/* something may be missing */
 	bool any_loss;			/* some CPU may have lost events */
+	int loss_cpus;			/* how many */
 	char unsure_totals[160];	/* why the replayed global totals may lack counts, or "" */
 	enum verdict verdict;
 	bool by_task;			/* --by task: a table of the top tasks of every item */
@@ -89,6 +90,7 @@ bool cpu_has_window(const struct audit *a, int cpu);
  * an overrun or drop in the file's statistics, or statistics that lack the CPU).
  */
 bool cpu_lost_events(const struct audit *a, int cpu);
+bool other_cpu_lost_events(const struct audit *a, int cpu);
 
 /*
  * report_text - the verdict, its reasons and the per-item table, as text;

@@ -109,6 +109,12 @@ bool cpu_lost_events(const struct audit *a, int cpu)
 	       !st->present || !st->complete;
 }
 
+/* other_cpu_lost_events - whether a CPU other than CPU lost events (see cpu_lost_events()). */
+bool other_cpu_lost_events(const struct audit *a, int cpu)
+{
+	return a->loss_cpus > (cpu_lost_events(a, cpu) ? 1 : 0);
+}
+
 u64 counter_delta(const struct audit *a, int cpu, int item)
 {
 	const struct cpu_replay *s = &a->r.cpu[cpu];
@@ -423,6 +429,7 @@ void audit_evaluate(struct audit *a)
 
 		if (cpu_lost_events(a, c)) {
 			a->any_loss = true;
+			a->loss_cpus++;
 			if (!a->unsure_totals[0])
 				snprintf(a->unsure_totals, sizeof(a->unsure_totals), "cpu%d may have lost "
 					 "events (see above), so the totals may lack counts", c);
@@ -584,15 +591,41 @@ void audit_evaluate(struct audit *a)
 				continue;
 			a->shortfall = sat_add(a->shortfall, s->under[i]);
 			a->excess = sat_add(a->excess, s->over[i]);
-			if (s->breaks[i] && cpu_lost_events(a, c)) {
+			if (cpu_lost_events(a, c)) {
+				/*
+				 * Its own lost events only hide counts: the counter ends above the
+				 * replay (over). Events that say more than the counter moved (under)
+				 * need an update that did not happen, or a fold out of it among
+				 * another CPU's lost events.
+				 */
+				u64 over = s->over[i];
+
+				if (s->under[i] && !other_cpu_lost_events(a, c))
+					proven(a, "cpu%d %s: events say %llu count(s) more than its counter "
+					       "moved (%s), which its own lost events cannot explain (they "
+					       "only hide counts) and no other CPU lost events", c,
+					       item_name(a, i), s->under[i], s->breaks[i] ?
+					       "breaks in the per-event continuity" : "at its snapshots");
+				else
+					over = sat_add(over, s->under[i]);
+				if (!over)
+					continue;
 				/* Where the ring buffer lost events: what they held, and when. */
 				a->doubtful = true;
-				strlist_add(&a->lost,
-					    "cpu%d %s: %s counts moved without a recorded event, in %llu "
-					    "window(s), the first from %.6f s to %.6f s",
-					    c, item_name(a, i), fmt_difference(b3, s->under[i], s->over[i]),
-					    s->breaks[i], (double)s->brk_from[i] / 1e9,
-					    (double)s->brk_to[i] / 1e9);
+				if (s->breaks[i])
+					strlist_add(&a->lost,
+						    "cpu%d %s: %s counts moved without a recorded event, in "
+						    "%llu window(s), the first from %.6f s to %.6f s",
+						    c, item_name(a, i),
+						    fmt_difference(b3, over - s->over[i], s->over[i]),
+						    s->breaks[i], (double)s->brk_from[i] / 1e9,
+						    (double)s->brk_to[i] / 1e9);
+				else
+					strlist_add(&a->lost,
+						    "cpu%d %s: %s counts moved without a recorded event between "
+						    "its snapshots (no counter field to place them)", c,
+						    item_name(a, i),
+						    fmt_difference(b3, over - s->over[i], s->over[i]));
 				continue;
 			}
 			if (a->any_loss && !s->folds_out_in_window && cpu_has_window(a, c) &&
