@@ -87,7 +87,8 @@ const char *fmt_difference(char buf[24], u64 under, u64 over);
 bool cpu_has_window(const struct audit *a, int cpu);
 /*
  * cpu_lost_events - whether the ring buffer lost events of CPU (a page's missed-events flag,
- * an overrun or drop in the file's statistics, or statistics that lack the CPU).
+ * an overrun or drop in the file's statistics, or statistics that lack the CPU), or may have
+ * (a file whose page headers cannot be read: t.loss_unseen).
  */
 bool cpu_lost_events(const struct audit *a, int cpu);
 bool other_cpu_lost_events(const struct audit *a, int cpu);

@@ -105,8 +105,9 @@ bool cpu_lost_events(const struct audit *a, int cpu)
 	const struct cpu_replay *s = &a->r.cpu[cpu];
 	const struct cpu_stats *st = &a->t.stats[cpu];
 
+	/* loss_unseen: the reader could not see every page's missed flag, so any CPU may have. */
 	return s->lost_unknown || s->missed > 0 || st->overrun || st->commit_overrun || st->dropped ||
-	       !st->present || !st->complete;
+	       !st->present || !st->complete || a->t.loss_unseen;
 }
 
 /* other_cpu_lost_events - whether a CPU other than CPU lost events (see cpu_lost_events()). */
