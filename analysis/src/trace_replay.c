@@ -118,11 +118,17 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int 
 	return ret;
 }
 
-/* replay_missed() for every page of every CPU whose header says events were lost before it. */
+/*
+ * replay_missed() for every page of every CPU whose header says events were lost before it.
+ * Each page is also walked event by event, as the per-CPU reader does: kbuffer reads on
+ * through an event header whose length no longer fits the page, so a corrupt page is bad
+ * input here too, naming the CPU and the page's file offset.
+ */
 static int missed_from_pages(struct trace_input *t, struct replay *r, char *err, size_t errlen)
 {
 	unsigned char *page = malloc(t->page_size);
 	int fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	int ret = 0;
 
 	if (!page || fd < 0) {
 		free(page);
@@ -130,24 +136,41 @@ static int missed_from_pages(struct trace_input *t, struct replay *r, char *err,
 			close(fd);
 		return set_err(err, errlen, "%s: %s", t->path, page ? strerror(errno) : "out of memory");
 	}
-	for (int k = 0; k < t->nsections; k++) {
+	for (int k = 0; k < t->nsections && !ret; k++) {
 		const struct cpu_section *cs = &t->sections[k];
 
-		for (u64 off = 0; off + t->page_size <= cs->size; off += t->page_size) {
+		for (u64 off = 0; off + t->page_size <= cs->size && !ret; off += t->page_size) {
 			struct ring_page pg;
-			const char *why;
+			struct ring_event ev;
+			const char *why = NULL;
+			int more;
 
-			if (read_at(fd, cs->offset + off, page, t->page_size))
+			errno = 0;
+			if (read_at(fd, cs->offset + off, page, t->page_size)) {
+				ret = set_err(err, errlen, "%s: CPU %d's page at file offset %llu cannot be "
+					      "read: %s", t->path, cs->cpu, cs->offset + off,
+					      errno ? strerror(errno) : "the file is shorter");
 				break;
-			/* A corrupt page is the event reader's to judge, as libtracecmd reads it. */
-			if (!ring_page_load(&pg, page, t->page_size, t->page_long_size, t->big_endian, &why) &&
-			    pg.missed)
+			}
+			if (ring_page_load(&pg, page, t->page_size, t->page_long_size, t->big_endian, &why)) {
+				ret = set_err(err, errlen, "%s: CPU %d's page at file offset %llu is corrupt: "
+					      "%s", t->path, cs->cpu, cs->offset + off, why);
+				break;
+			}
+			while ((more = ring_page_next(&pg, &ev, &why)) > 0)
+				;
+			if (more < 0) {
+				ret = set_err(err, errlen, "%s: CPU %d's page at file offset %llu is corrupt: "
+					      "%s", t->path, cs->cpu, cs->offset + off, why);
+				break;
+			}
+			if (pg.missed)
 				replay_missed(r, cs->cpu, pg.missed);
 		}
 	}
 	free(page);
 	close(fd);
-	return 0;
+	return ret;
 }
 
 static int trace_replay_merged(struct trace_input *t, struct replay *r, bool progress, char *err,
