@@ -37,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const unsigned int page_sizes[4] = { 4096, 64, 256, 8192 };
 	static char *names[93];
+	/* Event ids 0-15 have formats (1-5 the vmstat ones and print), the rest do not. */
+	static unsigned char known_type[65536 / 8] = { 0xff, 0xff };
 	struct trace_input t = {
 		.path = "fuzz", .ncpus = 4, .nitems = 93, .item_names = names, .long_size = 8,
 		.id_count = 1, .id_fold = 2, .id_snap = 3, .id_print = 5, .id_untraced = 4,
@@ -44,6 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.f_fvalue = &f_fvalue, .f_tag = &f_tag, .f_events = &f_events, .f_buf = &f_buf,
 		.f_counter = &f_counter, .f_fcounter = &f_fcounter, .f_ucpu = &f_fcpu,
 		.f_uitem = &f_fitem, .f_udelta = &f_fvalue, .f_type = &f_type, .f_pid = &f_pid,
+		.known_type = known_type,
 	};
 	u64 values[93];
 	unsigned int page_size, steps = 0, last_pos = 0;

@@ -103,6 +103,37 @@ static int marker_index(const unsigned char *buf, size_t len)
 }
 
 /* decode_record - see record.h. */
+/*
+ * Whether a decoded count, fold or untraced report names an item outside the item table, or
+ * (fold, untraced: cpu_raw) a CPU the file does not have. item_raw and cpu_raw as read.
+ */
+static bool out_of_tables(const struct trace_input *t, const struct vm_record *v,
+			  unsigned long long item_raw, unsigned long long cpu_raw)
+{
+	if (item_raw >= (unsigned long long)t->nitems)
+		return true;
+	return v->kind != REC_COUNT && cpu_raw >= (unsigned long long)t->ncpus;
+}
+
+/* record_bad_item - see record.h. */
+int record_bad_item(const struct trace_input *t, int cpu, u64 where, const char *what,
+		    long long item, char *err, size_t errlen)
+{
+	return set_err(err, errlen, "%s: the %s record on CPU %d at file offset %llu names item "
+		       "%lld, outside the trace's item table (0 to %d): a damaged file (record again)",
+		       t->path, what, cpu, where, item, t->nitems - 1);
+}
+
+static int outside(const struct trace_input *t, int cpu, u64 where, const char *what,
+		   const struct vm_record *v, long long item_raw, char *err, size_t errlen)
+{
+	if (item_raw < 0 || item_raw >= t->nitems)
+		return record_bad_item(t, cpu, where, what, item_raw, err, errlen);
+	return set_err(err, errlen, "%s: the %s record on CPU %d at file offset %llu names cpu%d, "
+		       "which the file does not have (0 to %d): a damaged file (record again)", t->path,
+		       what, cpu, where, v->cpu2, t->ncpus - 1);
+}
+
 int decode_record(struct trace_input *t, const unsigned char *data, unsigned int size, int cpu,
 		  u64 where, u64 *values, struct vm_record *v, char *err, size_t errlen)
 {
@@ -119,6 +150,8 @@ int decode_record(struct trace_input *t, const unsigned char *data, unsigned int
 		v->kind = REC_COUNT;
 		v->item = a > 65535 ? -1 : (int)a;
 		v->delta = sign_extend(b, t->f_delta->size);
+		if (out_of_tables(t, v, a, 0))
+			return outside(t, cpu, where, "vm_event_count", v, (long long)sign_extend(a, t->f_item->size), err, errlen);
 	} else if ((long long)type == t->id_fold) {
 		if (read_num(t, t->f_fcpu, data, size, &a) || read_num(t, t->f_fitem, data, size, &b) ||
 		    read_num(t, t->f_fvalue, data, size, &c) ||
@@ -128,6 +161,8 @@ int decode_record(struct trace_input *t, const unsigned char *data, unsigned int
 		v->cpu2 = a > 65535 ? -1 : (int)a;
 		v->item = b > 65535 ? -1 : (int)b;
 		v->value = c;
+		if (out_of_tables(t, v, b, a))
+			return outside(t, cpu, where, "vm_event_fold", v, (long long)sign_extend(b, t->f_fitem->size), err, errlen);
 	} else if ((long long)type == t->id_untraced) {
 		if (read_num(t, t->f_ucpu, data, size, &a) || read_num(t, t->f_uitem, data, size, &b) ||
 		    read_num(t, t->f_udelta, data, size, &c))
@@ -136,6 +171,8 @@ int decode_record(struct trace_input *t, const unsigned char *data, unsigned int
 		v->cpu2 = a > 65535 ? -1 : (int)a;
 		v->item = b > 65535 ? -1 : (int)b;
 		v->delta = sign_extend(c, t->f_udelta->size);
+		if (out_of_tables(t, v, b, a))
+			return outside(t, cpu, where, "vm_event_untraced", v, (long long)sign_extend(b, t->f_uitem->size), err, errlen);
 	} else if ((long long)type == t->id_snap) {
 		const unsigned char *p;
 		size_t len, n;
@@ -172,6 +209,10 @@ int decode_record(struct trace_input *t, const unsigned char *data, unsigned int
 		v->marker = marker_index(p, len);
 		if (v->marker >= 0)
 			v->kind = REC_MARKER;
+	} else if (type > 65535 || !(t->known_type[type / 8] & (1u << (type % 8)))) {
+		return set_err(err, errlen, "%s: a record on CPU %d at file offset %llu has event type "
+			       "%llu, which the file's event formats do not have (a damaged file: record "
+			       "again)", t->path, cpu, where, type);
 	} else {
 		return 0;
 	}

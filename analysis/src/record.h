@@ -31,4 +31,11 @@ struct vm_record {
 int decode_record(struct trace_input *t, const unsigned char *data, unsigned int size, int cpu,
 		  u64 where, u64 *values, struct vm_record *v, char *err, size_t errlen);
 
+/*
+ * record_bad_item - the bad-input message for a WHAT record on CPU at file offset WHERE that
+ * names ITEM outside the trace's item table: -1, with the reason in err.
+ */
+int record_bad_item(const struct trace_input *t, int cpu, u64 where, const char *what,
+		    long long item, char *err, size_t errlen);
+
 #endif

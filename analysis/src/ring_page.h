@@ -40,6 +40,7 @@ struct ring_page {
 
 /* The event just read: its data (after the ring buffer's header) and timestamp. */
 struct ring_event {
+	const unsigned char *hdr;	/* its header: where the record starts in the file */
 	const unsigned char *data;
 	unsigned int size;
 	u64 ts;
@@ -153,6 +154,7 @@ static inline int ring_page_next(struct ring_page *p, struct ring_event *ev, con
 			return -1;
 		}
 		p->ts += delta;
+		ev->hdr = e;
 		ev->ts = p->ts;
 		p->pos += (unsigned int)span;
 		return 1;

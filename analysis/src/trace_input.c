@@ -588,6 +588,15 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 		return set_err(err, errlen, "%s: no vmstat:vm_event_count/vm_event_snapshot formats: "
 			    "recorded without those events, or on a kernel without the series", path);
 	t->id_count = count->id;
+	t->known_type = calloc(65536 / 8, 1);
+	if (!t->known_type)
+		return set_err(err, errlen, "out of memory");
+	for (int k = 0; k < tep_get_events_count(t->tep); k++) {
+		struct tep_event *e = tep_get_event(t->tep, k);
+
+		if (e && e->id >= 0 && e->id < 65536)
+			t->known_type[e->id / 8] |= (unsigned char)(1u << (e->id % 8));
+	}
 	t->id_snap = snap->id;
 	t->id_fold = fold ? fold->id : -1;
 	t->id_print = print ? print->id : -1;
@@ -644,6 +653,7 @@ void trace_close(struct trace_input *t)
 	free(t->clock);
 	free(t->stats);
 	free(t->sections);
+	free(t->known_type);
 	if (t->handle) {
 		lib_enter("tracecmd_close");
 		tracecmd_close(t->handle);

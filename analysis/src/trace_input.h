@@ -38,6 +38,7 @@ struct trace_input {
 	int long_size;
 	/* event ids and fields, looked up by name */
 	int id_count, id_fold, id_snap, id_print, id_untraced;
+	unsigned char *known_type;	/* 65536 bits: the event ids the file has formats for */
 	struct tep_format_field *f_item, *f_delta, *f_fcpu, *f_fitem, *f_fvalue, *f_tag, *f_events,
 		*f_buf;
 	/* The counter's value after the update or fold: NULL on kernels before the field. */

@@ -411,6 +411,10 @@ static int replay_record(struct percpu *pc, struct replay *r, int rcpu, int cpu,
 			if (cl->delta_size == 4)
 				delta = (u64)(long long)(int)(unsigned int)delta;
 		}
+		if (item >= (u64)t->nitems)
+			return record_bad_item(t, cpu, where, "vm_event_count", item <= 0xffffffffULL ?
+					       (long long)(int)(unsigned int)item : (long long)item, err,
+					       errlen);
 		replay_count(r, rcpu, item > 65535 ? -1 : (int)item, (long long)delta,
 			     cl->counter_off >= 0 ? &counter : NULL, ev->ts,
 			     (int)(unsigned int)load_field(ev->data + cl->pid_off, 4));
@@ -562,7 +566,7 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 						if (first && (!j->any || first_ts < j->min_ts))
 							j->min_ts = first_ts;
 						if (first && j->any && first_ts < j->last_ts && !j->backwards_at)
-							j->backwards_at = FILE_OFF(first);
+							j->backwards_at = FILE_OFF(first - 4);	/* a run's events: 4-byte headers */
 						j->last_ts = run.ts;
 						j->any = true;
 					}
@@ -579,14 +583,14 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 				if (!j->any || ev.ts < j->min_ts)
 					j->min_ts = ev.ts;
 				if (j->any && ev.ts < j->last_ts && !j->backwards_at)
-					j->backwards_at = FILE_OFF(ev.data);
+					j->backwards_at = FILE_OFF(ev.hdr);
 				j->last_ts = ev.ts;
 				j->any = true;
 			}
 			if (collect_only) {
 				/* Of a count only the type is read. */
 				if (!is_count) {
-					if (decode_record(t, ev.data, ev.size, cpu, FILE_OFF(ev.data),
+					if (decode_record(t, ev.data, ev.size, cpu, FILE_OFF(ev.hdr),
 							  o->values, &v, j->err, sizeof(j->err)))
 						return -1;
 					if ((v.kind == REC_MARKER || v.kind == REC_FOLD ||
@@ -604,7 +608,7 @@ static int walk_cpu(struct percpu *pc, struct cpu_job *j, struct thread_out *o)
 			}
 			records++;
 			s->seen = true;
-			if (replay_record(pc, &o->r, cpu, cpu, &ev, is_count, FILE_OFF(ev.data), o->values,
+			if (replay_record(pc, &o->r, cpu, cpu, &ev, is_count, FILE_OFF(ev.hdr), o->values,
 					  &v, j->err, sizeof(j->err)))
 				return -1;
 			if (pc->phase == 1 && !is_count &&
@@ -684,7 +688,7 @@ static int replay_until(struct percpu *pc, struct cpu_job *j, struct thread_out 
 				return 0;
 			s->seen = true;
 			if (replay_record(pc, scratch, 0, cpu, &ev, is_count,
-					  buf_off + (u64)(ev.data - o->buf), o->values, &v, j->err,
+					  buf_off + (u64)(ev.hdr - o->buf), o->values, &v, j->err,
 					  sizeof(j->err)))
 				return -1;
 			ord++;
