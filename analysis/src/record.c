@@ -163,6 +163,12 @@ int decode_record(struct trace_input *t, const unsigned char *data, unsigned int
 		v->value = c;
 		if (out_of_tables(t, v, b, a))
 			return outside(t, cpu, where, "vm_event_fold", v, (long long)sign_extend(b, t->f_fitem->size), err, errlen);
+		/* The dead CPU's counters are folded by another CPU, after it died. */
+		if (v->cpu2 == cpu)
+			return set_err(err, errlen, "%s: the vm_event_fold record on CPU %d at file offset "
+				       "%llu names cpu%d itself as the dead CPU; a CPU's counters are folded "
+				       "by another CPU after it died: a damaged file (record again)",
+				       t->path, cpu, where, cpu);
 	} else if ((long long)type == t->id_untraced) {
 		if (read_num(t, t->f_ucpu, data, size, &a) || read_num(t, t->f_uitem, data, size, &b) ||
 		    read_num(t, t->f_udelta, data, size, &c))
