@@ -33,12 +33,13 @@ int replay_init(struct replay *r, int ncpus, int nitems)
 		s->brk_to = calloc(n, sizeof(u64));
 		s->accounted = calloc(n, sizeof(u64));
 		s->credit = calloc(n, sizeof(u64));
+		s->over_open = calloc(n, sizeof(u64));
 		s->run_sum = calloc(n, sizeof(u64));
 		s->run_mark = calloc(n, 1);
 		s->touched = calloc(n, sizeof(int));
 		if (!s->snap1 || !s->snap2 || !s->cur || !s->traced || !s->fold_net ||
 		    !s->under || !s->over || !s->div_ts || !s->div_site || !s->last_ts ||
-		    !s->breaks || !s->brk_from || !s->brk_to || !s->accounted || !s->credit ||
+		    !s->breaks || !s->brk_from || !s->brk_to || !s->accounted || !s->credit || !s->over_open ||
 		    !s->run_sum || !s->run_mark || !s->touched)
 			return -1;
 	}
@@ -71,6 +72,7 @@ void replay_free(struct replay *r)
 			free(s->brk_to);
 			free(s->accounted);
 			free(s->credit);
+			free(s->over_open);
 			free(s->bins);
 			free(s->brk);
 			free(s->run_sum);
@@ -186,8 +188,11 @@ static void diverged(const struct replay *r, struct cpu_replay *s, int item, u64
 
 	if (!diff)
 		return;
-	if (mod_negative(diff))
+	if (mod_negative(diff)) {
 		s->over[item] = sat_add(s->over[item], 0 - diff);
+		if (s->folded)
+			s->over_open[item] = sat_add(s->over_open[item], 0 - diff);
+	}
 	else
 		s->under[item] = sat_add(s->under[item], diff);
 	if (s->div_site[item] == DIV_NONE) {
@@ -269,7 +274,12 @@ void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 t
 		s->credit[item] += d;	/* never produced by the kernel: left for the checks */
 		return;
 	}
-	use = s->over[item] < d ? s->over[item] : d;
+	/*
+	 * Counts that moved while the CPU was offline show after a fold out of it: only a break
+	 * found since then can be theirs (not one between two records of it while it was online).
+	 */
+	use = s->over_open[item] < d ? s->over_open[item] : d;
+	s->over_open[item] -= use;
 	s->over[item] -= use;
 	s->accounted[item] += use;
 	s->credit[item] += d - use;
@@ -278,7 +288,7 @@ void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 t
 		struct cont_break *b = &s->brk[k];
 		u64 open;
 
-		if (b->item != item || mod_negative(b->moved))
+		if (b->item != item || mod_negative(b->moved) || !s->folded || b->to < s->fold_ts)
 			continue;
 		open = b->moved - b->accounted;
 		if (open > use)
@@ -435,6 +445,7 @@ void replay_fold_out(struct replay *r, int dead, int item, u64 value, u64 ts)
 	 * up to its next snapshot. */
 	from->untraced_pending = 0;
 	from->folded = true;
+	from->fold_ts = ts;
 	if (from->phase == BETWEEN_SNAPS) {
 		/* With counter fields, a fold that finds other than the replay is a located break. */
 		if (r->have_counter && from->cur[item] != value)
@@ -465,6 +476,7 @@ int replay_snapshot(struct replay *r, int cpu, unsigned int tag, const u64 *valu
 	if (s->untraced_pending)
 		untraced_refute(s, ts);
 	s->folded = false;
+	memset(s->over_open, 0, n * sizeof(u64));
 	if (tag == 1) {
 		if (s->phase != BEFORE_SNAP1) {
 			s->snap1_dup = true;

@@ -74,6 +74,12 @@ struct cpu_replay {
 	 */
 	u64 *accounted, *credit;
 	/*
+	 * over_open: the part of over found while this CPU was folded (from a fold out of it to
+	 * its next snapshot), the only part a vm_event_untraced report may explain after the
+	 * fact; fold_ts: the time of its last fold out.
+	 */
+	u64 *over_open, fold_ts;
+	/*
 	 * Whether a report fell where this CPU was outside cpu_online_mask: from its death (no
 	 * record of it between the report and the fold of its counts) to its next snapshot (the
 	 * kernel reports bring-up counts there). folded: a fold of this CPU since its last
