@@ -94,7 +94,13 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int 
 	if ((c->records & 0xffff) == 0)
 		show_progress(c);
 	replay_seen(c->r, cpu, rec->ts);
-	if (cpu >= 0 && cpu < c->t->ncpus && rec->ts < c->last_ts[cpu]) {
+	if (cpu < 0 || cpu >= c->t->ncpus) {
+		set_err(c->err, c->errlen, "%s: a record of CPU %d at file offset %llu, but the file's "
+			"CPU count is %d (a damaged file: record again)", c->t->path, cpu, rec->offset,
+			c->t->ncpus);
+		c->error = 1;
+		ret = -1;
+	} else if (rec->ts < c->last_ts[cpu]) {
 		set_err(c->err, c->errlen, "%s: CPU %d's timestamps go backwards at file offset %llu: "
 			"the order of its pages is damaged (a page duplicated or out of place, or a page "
 			"header's time changed)", c->t->path, cpu, rec->offset);
