@@ -456,6 +456,17 @@ void audit_evaluate(struct audit *a)
 		      "or mono): the folds, the vm_event_untraced reports and the /proc/vmstat markers "
 		      "cannot be placed among other CPUs' events; a break between a CPU's own events "
 		      "is still proven", a->t.clock);
+	/*
+	 * A count that moves on a CPU outside cpu_online_mask (its bring-up, its teardown) has
+	 * no vm_event_count: the kernel reports it with vm_event_untraced. A file whose events
+	 * carry the counter field comes from a kernel that does; recorded without that event,
+	 * such a count and a lost event look the same.
+	 */
+	if (r->have_counter && a->t.id_untraced < 0)
+		doubt(a, "recorded without vmstat:vm_event_untraced (the file has no format for it): "
+		      "counts that moved on a CPU outside cpu_online_mask (bring-up, teardown) reach "
+		      "the trace only through that event, so a break cannot be told from one of them "
+		      "(record all four vmstat events, as tracing/record.sh does)");
 	if (!a->t.have_cpustats) {
 		doubt(a, "the file has no per-CPU ring buffer statistics: "
 			    "overruns cannot be ruled out");

@@ -248,9 +248,10 @@ static void cont_break(struct replay *r, int cpu, int item, u64 replayed, u64 co
 
 /*
  * Counts that moved on CPU while it was not in cpu_online_mask, reported exactly after the
- * fact (in the next snapshot on that CPU, or before its fold). They explain the positive
- * breaks already found for this CPU and item, latest first; what remains is credit for the
- * break still to come (the snapshot or fold right after this report).
+ * fact (on that CPU before its first traced update once online, in its next snapshot, or
+ * before its fold). They explain the positive breaks already found for this CPU and item,
+ * latest first; what remains is credit for the break still to come (the event, snapshot or
+ * fold right after this report).
  */
 void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 ts)
 {
