@@ -467,6 +467,12 @@ void audit_evaluate(struct audit *a)
 		      "counts that moved on a CPU outside cpu_online_mask (bring-up, teardown) reach "
 		      "the trace only through that event, so a break cannot be told from one of them "
 		      "(record all four vmstat events, as tracing/record.sh does)");
+	/* Likewise the fold: a dead CPU's counts reach another CPU's counter through it alone. */
+	if (r->have_counter && a->t.id_fold < 0)
+		doubt(a, "recorded without vmstat:vm_event_fold (the file has no format for it): a CPU "
+		      "that dies hands its counts to another CPU through that event alone, so a counter "
+		      "that moved more than its events cannot be told from one that received a fold "
+		      "(record all four vmstat events, as tracing/record.sh does)");
 	if (!a->t.have_cpustats) {
 		doubt(a, "the file has no per-CPU ring buffer statistics: "
 			    "overruns cannot be ruled out");
@@ -671,6 +677,16 @@ void audit_evaluate(struct audit *a)
 				      fmt_move(b1, counter_delta(a, c, i), false),
 				      fmt_move(b2, replay_delta(a, c, i), false),
 				      fmt_difference(b3, s->under[i], s->over[i]), a->t.clock, c);
+				continue;
+			}
+			if (r->have_counter && a->t.id_fold < 0 && s->over[i] && !s->under[i]) {
+				/* Counts received from a dead CPU, for all the file can say. */
+				doubt(a, "cpu%d %s: counter moved %s, events say %s (difference %s), not "
+				      "proven: without vm_event_fold in the file, a fold into cpu%d looks "
+				      "the same", c, item_name(a, i),
+				      fmt_move(b1, counter_delta(a, c, i), false),
+				      fmt_move(b2, replay_delta(a, c, i), false),
+				      fmt_difference(b3, s->under[i], s->over[i]), c);
 				continue;
 			}
 			if (s->breaks[i]) {
