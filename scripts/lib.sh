@@ -52,7 +52,7 @@ esac
 # shellcheck disable=SC2034 # used by the scripts that source this file
 KERNEL_IMAGE=$(image_for_arch "$GUEST_ARCH")
 export GUEST_ARCH ARCH CROSS_COMPILE
-# The other architectures make check boots the KUnit suites on (scripts/tests/92-kunit-arches):
+# The other architectures make check boots the KUnit suites on (scripts/tests/52-kunit-arches):
 # all three by default; CHECK_ARCHES='' (or a subset) skips them, e.g. for a quicker run.
 # scripts/setup installs their QEMU and cross compiler, and arm64's user space.
 # shellcheck disable=SC2034
