@@ -27,6 +27,7 @@ int replay_init(struct replay *r, int ncpus, int nitems)
 		s->over = calloc(n, sizeof(u64));
 		s->div_ts = calloc(n, sizeof(u64));
 		s->div_site = calloc(n, 1);
+		s->reset = calloc(n, 1);
 		s->last_ts = calloc(n, sizeof(u64));
 		s->breaks = calloc(n, sizeof(u64));
 		s->brk_from = calloc(n, sizeof(u64));
@@ -38,7 +39,7 @@ int replay_init(struct replay *r, int ncpus, int nitems)
 		s->run_mark = calloc(n, 1);
 		s->touched = calloc(n, sizeof(int));
 		if (!s->snap1 || !s->snap2 || !s->cur || !s->traced || !s->fold_net ||
-		    !s->under || !s->over || !s->div_ts || !s->div_site || !s->last_ts ||
+		    !s->under || !s->over || !s->div_ts || !s->div_site || !s->reset || !s->last_ts ||
 		    !s->breaks || !s->brk_from || !s->brk_to || !s->accounted || !s->credit || !s->over_open ||
 		    !s->run_sum || !s->run_mark || !s->touched)
 			return -1;
@@ -66,6 +67,7 @@ void replay_free(struct replay *r)
 			free(s->over);
 			free(s->div_ts);
 			free(s->div_site);
+			free(s->reset);
 			free(s->last_ts);
 			free(s->breaks);
 			free(s->brk_from);
@@ -227,6 +229,7 @@ static void cont_break(struct replay *r, int cpu, int item, u64 replayed, u64 co
 		s->brk_from[item] = s->last_ts[item];
 		s->brk_to[item] = ts;
 	}
+
 	r->nbreaks++;
 	diverged(r, s, item, replayed, counter, DIV_BREAK, ts);
 	if (s->nbrk >= MAX_LISTED_BREAKS)
@@ -340,6 +343,7 @@ static inline __attribute__((always_inline)) void cont_check(struct replay *r, i
 							  u64 replayed, const u64 *counter, u64 ts)
 {
 	struct cpu_replay *s = &r->cpu[cpu];
+	u64 prev = s->cur[item];
 
 	s->cur[item] = replayed;
 	if (counter && s->phase == AFTER_SNAP2 && *counter != replayed) {
@@ -352,6 +356,9 @@ static inline __attribute__((always_inline)) void cont_check(struct replay *r, i
 		return;
 	r->events_checked++;
 	if (*counter != replayed) {
+		/* Below where it was at the last point: only a fold out of this CPU does that. */
+		if (mod_negative(replay_wrap(r, *counter - prev)))
+			s->reset[item] = 1;
 		cont_break(r, cpu, item, replayed, *counter, ts);
 		s->cur[item] = *counter;
 	}

@@ -64,6 +64,12 @@ struct cpu_replay {
 	u64 *under, *over;		/* replay above / below the counter, summed (saturating) */
 	u64 *div_ts;			/* first divergence */
 	unsigned char *div_site;
+	/*
+	 * reset: a break of this item where the counter fell below its value at the previous
+	 * point (only a fold out of this CPU takes counts away): with no vm_event_fold format
+	 * in the file, such a break is not proven.
+	 */
+	unsigned char *reset;
 	u64 *last_ts;			/* the last point each item's counter was known at */
 	u64 *breaks;			/* continuity breaks per item in the window */
 	u64 *brk_from, *brk_to;		/* the first one's window */

@@ -630,6 +630,12 @@ int trace_open(struct trace_input *t, const char *path, char *err, size_t errlen
 	/* Optional: per-event continuity is checked only when both events carry it. */
 	t->f_counter = tep_find_field(count, "counter");
 	t->f_fcounter = fold ? tep_find_field(fold, "counter") : NULL;
+	/* No kernel writes a counter into one of the two and not the other: a damaged file. */
+	if (fold && !t->f_fcounter != !t->f_counter)
+		return set_err(err, errlen, "%s: %s has a counter field and %s has none: no "
+			       "kernel writes that pair of formats (a damaged or edited file)", path,
+			       t->f_counter ? "vm_event_count" : "vm_event_fold",
+			       t->f_counter ? "vm_event_fold" : "vm_event_count");
 	if (fold && !t->f_fcounter)
 		t->f_counter = NULL;
 	if (!ok)
