@@ -679,24 +679,16 @@ void audit_evaluate(struct audit *a)
 				      fmt_difference(b3, s->under[i], s->over[i]), a->t.clock, c);
 				continue;
 			}
-			if (r->have_counter && a->t.id_fold < 0 && s->reset[i]) {
-				/* A fold out of cpu%d resets the counter to 0: the events go on above it. */
+			if (r->have_counter && a->t.id_fold < 0 &&
+			    (s->reset[i] || (s->over[i] && !s->under[i]))) {
+				/* A fold out of the CPU resets its counter to 0, a fold into it raises it. */
 				doubt(a, "cpu%d %s: counter moved %s, events say %s (difference %s), not "
-				      "proven: it fell below an earlier value of it, which only a fold out of "
-				      "cpu%d does, and the file has no vm_event_fold", c, item_name(a, i),
+				      "proven: without vm_event_fold in the file, %s", c, item_name(a, i),
 				      fmt_move(b1, counter_delta(a, c, i), false),
 				      fmt_move(b2, replay_delta(a, c, i), false),
-				      fmt_difference(b3, s->under[i], s->over[i]), c);
-				continue;
-			}
-			if (r->have_counter && a->t.id_fold < 0 && s->over[i] && !s->under[i]) {
-				/* Counts received from a dead CPU, for all the file can say. */
-				doubt(a, "cpu%d %s: counter moved %s, events say %s (difference %s), not "
-				      "proven: without vm_event_fold in the file, a fold into cpu%d looks "
-				      "the same", c, item_name(a, i),
-				      fmt_move(b1, counter_delta(a, c, i), false),
-				      fmt_move(b2, replay_delta(a, c, i), false),
-				      fmt_difference(b3, s->under[i], s->over[i]), c);
+				      fmt_difference(b3, s->under[i], s->over[i]), s->reset[i] ?
+				      "it fell below an earlier value of it, as only a fold out of this CPU "
+				      "makes it" : "a fold into this CPU looks the same");
 				continue;
 			}
 			if (s->breaks[i]) {
