@@ -544,6 +544,11 @@ void audit_evaluate(struct audit *a)
 			doubt(a, "CPU %d ring buffer overran: %llu overwritten, "
 				    "%llu commit overruns, %llu dropped", c, st->overrun,
 				    st->commit_overrun, st->dropped);
+		if (s->untraced_zero)
+			doubt(a, "cpu%d: %llu vm_event_untraced report(s) of it while all its counters "
+			      "were 0 and no fold of it was seen: it may have died with nothing to fold "
+			      "(a kernel folds only the items a CPU counted), or been online; not proven "
+			      "either way", c, s->untraced_zero);
 		if ((s->untraced_refuted || s->untraced_pending) && (!clock_ok || a->any_loss))
 			doubt(a, "cpu%d: %llu vm_event_untraced report(s) of it not placed between its "
 			      "death and its next snapshot, not proven: %s", c,

@@ -256,6 +256,14 @@ static void cont_break(struct replay *r, int cpu, int item, u64 replayed, u64 co
  * latest first; what remains is credit for the break still to come (the event, snapshot or
  * fold right after this report).
  */
+static bool all_zero(const u64 *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i])
+			return false;
+	return true;
+}
+
 void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 ts)
 {
 	struct cpu_replay *s;
@@ -270,7 +278,9 @@ void replay_untraced(struct replay *r, int cpu, int item, long long delta, u64 t
 		return;		/* before tag 1 the snapshot holds it; after tag 2 nothing is checked */
 	r->untraced_reports++;
 	/* Not known to be offline: the next fold of this CPU or its next record decides. */
-	if (!s->folded && !s->untraced_pending++) {
+	if (!s->folded && all_zero(s->cur, (size_t)r->nitems))
+		s->untraced_zero++;
+	else if (!s->folded && !s->untraced_pending++) {
 		s->pending_ts = ts;
 		s->pending_item = item;
 	}

@@ -93,6 +93,12 @@ struct cpu_replay {
 	 * next fold of it (confirmed) or by its next record (refuted: it was online).
 	 */
 	bool folded;
+	/*
+	 * untraced_zero: reports while every counter of this CPU was 0 and no fold of it was
+	 * seen: it may have died with nothing to fold (a kernel folds only counted items, so
+	 * its death left no event), or been online; neither placed nor refuted.
+	 */
+	u64 untraced_zero;
 	u64 untraced_pending, pending_ts;
 	int pending_item;
 	u64 untraced_refuted, refuted_ts, refuted_by;	/* the first refuted: its time, the record's */

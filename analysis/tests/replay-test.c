@@ -292,6 +292,26 @@ int main(void)
 		replay_free(&r);
 		s2[0] = 17;
 
+		/*
+		 * A CPU with every counter at 0 reports bring-up counts with no fold of it seen: it
+		 * may have died with nothing to fold (no event), so the report is neither placed nor
+		 * refuted by the record that follows; its counts still explain that record's break.
+		 */
+		u64 s2z[NITEMS] = { 3, 0, 0 };
+
+		start(&r, s1, true);
+		replay_untraced(&r, 1, 0, 2, 150);
+		count(&r, 1, 0, 1, 3, 200);
+		s2[0] = 10;
+		finish(&r, s2, s2z);
+		CHECK("an untraced report on a CPU whose counters were all 0: unplaced, not refuted",
+		      r.cpu[1].untraced_zero == 1 && !r.cpu[1].untraced_refuted &&
+		      !r.cpu[1].untraced_pending && r.cpu[1].accounted[0] == 2 && !r.cpu[1].over[0],
+		      "zero %llu refuted %llu pending %llu accounted %llu over %llu",
+		      r.cpu[1].untraced_zero, r.cpu[1].untraced_refuted, r.cpu[1].untraced_pending,
+		      r.cpu[1].accounted[0], r.cpu[1].over[0]);
+		replay_free(&r);
+
 		/* A report that no counter movement matches stays as credit. */
 		s2[0] = 10;
 		start(&r, s1, true);
