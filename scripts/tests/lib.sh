@@ -24,11 +24,6 @@ CHECK_DEBUG_KERNEL_CONFIGS=(debug fault-injection)
 # debug_kernel_args OPTION: OPTION NAME for each of them (--config for build-kernel,
 # --kernel-config for scripts/run).
 debug_kernel_args() { local c; for c in "${CHECK_DEBUG_KERNEL_CONFIGS[@]}"; do printf '%s\n' "$1" "$c"; done; }
-# kunit_arch_kernel ARCH: the build directory of that architecture's KUnit kernel (build log
-# in the cache), built with kunit-only.config: without what only the recording guest's
-# workloads need (IPv6, block layer, swap, THP, memcg), with the init and 9p share the arm64
-# xor mutant's job needs. A third less to compile, on three kernels of a cold make check-full.
-kunit_arch_kernel() { GUEST_ARCH=$1 "$PROJECT_ROOT/scripts/build-kernel" --config kunit-only | tail -n 1; }
 rootfs_image() { "$PROJECT_ROOT/guest-rootfs/build" | tail -n 1; }
 
 # margin_check NAME RUN_DIR: the recording lost nothing (no overrun, no dropped event on any
