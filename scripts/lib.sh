@@ -102,6 +102,12 @@ series_files() {
 	find "$SERIES_DIR" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
 		! -name '0000-cover-letter.patch' | sort
 }
+# testing_files: the test-only patches of $SERIES_DIR/testing/, in order: never posted, applied
+# after the series only to kernels whose config fragments ask for them (build-kernel --testing).
+testing_files() {
+	[[ -d $SERIES_DIR/testing ]] || return 0
+	find "$SERIES_DIR/testing" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' | sort
+}
 
 # Runs "$@" with its output in LOG, printing a heartbeat so long steps show progress.
 # The heartbeat counts the lines matching PROGRESS_RE (default: kbuild's "  CC" lines) and names

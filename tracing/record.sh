@@ -184,7 +184,7 @@ snapshot 1
 log "snapshot 1 taken; running: $WORKLOAD"
 
 # The positive control: the fault-injection framework's fail_vm_event_update (added by the
-# series' fault-injection patch) fails every INJECT-th traced update (interval INJECT,
+# test-only patch of patches/KERNEL/testing/, outside the series) fails every INJECT-th traced update (interval INJECT,
 # probability 100, no limit on times; it never prints); lost_delta is the shortfall the audit
 # must find. Each write is checked: a write that failed would leave the default times=1, one
 # drop, and a test still passing.
