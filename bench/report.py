@@ -55,6 +55,78 @@ def record_bytes(out, kind):
     return {"payload": end, "record": 4 + (end + 3) // 4 * 4}
 
 
+def insn_windows(out, kind):
+    """Instructions per page fault from each boot of step 5: the plugin's windows (one per
+    fault, bracketed by pf_bench --marked's markers), checked complete: the plugin's end line,
+    no unpaired marker, every window on vCPU 0 (pf_bench pins itself there), as many windows as
+    pf_bench counted faults. The median is the fault's common path, exact to the instruction
+    whatever the host's load; the mean adds what a fault does now and then (LRU and allocator
+    batches) and the interrupts that land in a window, whose number follows the wall clock."""
+    runs = []
+    for d in sorted(p for p in glob.glob(os.path.join(out, f"insn-{kind}-*")) if os.path.isdir(p)):
+        path = os.path.join(d, "windows.txt")
+        if not os.path.exists(path):
+            sys.exit(f"bench/report.py: {path} is missing: the plugin wrote nothing (see {d}.boot.log)")
+        lines = open(path, encoding="utf-8").read().splitlines()
+        if not lines or lines[-1] != "# end" or not lines[0].startswith("# insn_window:"):
+            sys.exit(f"bench/report.py: {path} was cut short (no '# end' line): QEMU did not exit normally")
+        head = dict(kv.split("=") for kv in lines[0].split()[2:])
+        if head["unpaired"] != "0" or head["out_of_memory"] != "0":
+            sys.exit(f"bench/report.py: {path}: {lines[0]}: a marker without its pair, or the plugin ran out of memory")
+        rows = [tuple(int(x) for x in l.split()) for l in lines[1:-1]]
+        if any(r[0] != 0 for r in rows):
+            sys.exit(f"bench/report.py: {path}: windows on another vCPU than 0: pf_bench was not pinned")
+        faults = sum(int(n) for n in re.findall(r"faults=(\d+)", open(os.path.join(d, "pf.txt"), encoding="utf-8").read()))
+        if faults == 0 or faults != len(rows):
+            sys.exit(f"bench/report.py: {path}: {len(rows)} windows for {faults} faults")
+        insns = sorted(r[1] for r in rows)
+        median = statistics.median(insns)
+        runs.append({"boot": os.path.basename(d), "faults": faults, "median": median,
+                     "mode": statistics.mode(insns), "mean": statistics.mean(insns),
+                     "p90": insns[len(insns) * 9 // 10],
+                     "share_at_median": insns.count(median) / len(insns),
+                     "rep_iterations_median": statistics.median(r[2] for r in rows)})
+    if not runs:
+        sys.exit(f"bench/report.py: no insn-{kind}-* results in {out}: run step 5 (BENCH_FROM_STEP=5)")
+    return runs
+
+
+def insn_table(out):
+    kinds = {"unpatched": "unpatched", "off": "patched, tracing off", "on": "patched, vm_event_count on",
+             "onnofield": "  same, event without counter"}
+    res = {k: insn_windows(out, k) for k in kinds}
+    med = {k: statistics.median(r["median"] for r in v) for k, v in res.items()}
+    spread = max((max(r["median"] for r in v) - min(r["median"] for r in v)) / min(r["median"] for r in v)
+                 for v in res.values())
+    return {"kinds": kinds, "runs": res, "median": med,
+            "off_minus_unpatched": med["off"] - med["unpatched"], "on_minus_off": med["on"] - med["off"],
+            "counter_field": med["on"] - med["onnofield"], "runs_spread": spread,
+            "runs_agree_within_1pct": spread <= 0.01}
+
+
+def insn_lines(it, kernel):
+    lines = ["", f"2b. Instructions per page fault on {kernel}, counted in the guest by a QEMU TCG plugin "
+             "(bench/insn_window_plugin.c),", "    one window per fault of pf_bench --marked (32768 faults a boot); "
+             "independent of the host's load", "",
+             f"{'kernel':32} {'median per boot':>22} {'share':>6} {'mean':>8} {'p90':>7} {'rep iter':>8}"]
+    for k, label in it["kinds"].items():
+        runs = it["runs"][k]
+        meds = " / ".join(f"{r['median']:.0f}" for r in runs)
+        lines.append(f"{label:32} {meds:>22} "
+                     f"{runs[0]['share_at_median'] * 100:5.0f}% {statistics.mean(r['mean'] for r in runs):8.0f} "
+                     f"{runs[0]['p90']:7d} {runs[0]['rep_iterations_median']:8.0f}")
+    ok = "met" if it["runs_agree_within_1pct"] else "NOT MET"
+    lines += ["", f"per fault: tracing off costs {it['off_minus_unpatched']:+.0f} instructions against unpatched "
+              f"({it['median']['off'] / it['median']['unpatched']:.4f}x); recording vm_event_count "
+              f"{it['on_minus_off']:+.0f} ({it['median']['on'] / it['median']['off']:.3f}x); the counter field "
+              f"{it['counter_field']:+.0f} with tracing on",
+              f"boots agree: largest spread of a kernel's medians {it['runs_spread'] * 100:.2f}% (goal <= 1%: {ok}); "
+              "share: faults whose count is the median exactly; mean: every fault, batches and interrupts included;",
+              "rep iter: iterations of rep string instructions after their first (clear_page's rep stos), not counted "
+              "as instructions"]
+    return lines
+
+
 def ratios(num, den):
     r = [a / b for a, b in zip(num, den)]
     return {"median": statistics.median(r), "min": min(r), "max": max(r), "pairs": len(r)}
@@ -174,7 +246,8 @@ def main():
         print("\n".join(lines))
         return
     out, patched, unpatched = sys.argv[1:4]
-    res = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
+    kernel = os.environ.get("KERNEL", "?")
+    res = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}", "kernel": kernel,
            "caveat": "guest timings are under QEMU TCG: compare them only as ratios"}
     res["percpu_ops"] = micro(out)
 
@@ -198,6 +271,7 @@ def main():
         static.append({"function": fn, "insns_patched": n_p, "insns_unpatched": n_u,
                        "update_patched": site_p, "update_unpatched": site_u})
     res["static"] = static
+    res["instructions_per_fault"] = insn_table(out)
 
     res["audit_throughput"] = throughput(out)
     json.dump(res, open(os.path.join(out, "bench.json"), "w"), indent=2)
@@ -211,7 +285,7 @@ def main():
                      f"{r['ratio_to_this_cpu_inc']:15.2f}")
     pf = res["page_faults"]
     lines += ["", "2. Instrumentation cost: page_fault1 (128 MB, one task), faults/s, median of boots", "",
-              f"unpatched 6.1:               {pf['faults_per_sec_median']['unpatched']:12.0f}",
+              f"unpatched {kernel + ':':18} {pf['faults_per_sec_median']['unpatched']:12.0f}",
               f"patched, tracing off:        {pf['faults_per_sec_median']['patched_off']:12.0f}   "
               f"ratio to unpatched {pf['patched_off_vs_unpatched']['median']:.3f} "
               f"(min {pf['patched_off_vs_unpatched']['min']:.3f}, max {pf['patched_off_vs_unpatched']['max']:.3f}, "
@@ -234,6 +308,7 @@ def main():
     for s in static:
         lines.append(f"{s['function']:26} {s['insns_patched']:14} {s['insns_unpatched']:10}  "
                      f"{'; '.join(s['update_patched'])} | {'; '.join(s['update_unpatched'])}")
+    lines += insn_lines(res["instructions_per_fault"], kernel)
     lines += [""] + throughput_lines(res["audit_throughput"])
     open(os.path.join(out, "bench.txt"), "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
