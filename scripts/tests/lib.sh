@@ -24,6 +24,22 @@ CHECK_DEBUG_KERNEL_CONFIGS=(debug fault-injection)
 # debug_kernel_args OPTION: OPTION NAME for each of them (--config for build-kernel,
 # --kernel-config for scripts/run).
 debug_kernel_args() { local c; for c in "${CHECK_DEBUG_KERNEL_CONFIGS[@]}"; do printf '%s\n' "$1" "$c"; done; }
+# no_case_skipped NAME RESULTS KUNIT_RESULTS_EXIT CONSOLE SUITE...: one result saying that every
+# case of the suites ran, pcpu_race too (20 ms per case by default; 55-kunit-mutants runs it
+# under -singlestep, where it can tell a broken op). It passes only on scripts/kunit-results'
+# whole report: exit 0 with a pass line for each suite and no skip, also none among a
+# parameterised case's parameters ("16 parameters: 15 pass, 1 skip").
+no_case_skipped() {
+	local name=$1 results=$2 rc=$3 console=$4 s missing=()
+	shift 4
+	for s in "$@"; do grep -qE "^pass kunit $s\." <<<"$results" || missing+=("$s"); done
+	s=$(grep -E '^skip |[0-9]+ skip' <<<"$results" | cut -d' ' -f3 | xargs || true)
+	if ((rc != 0 && ${#missing[@]} == 0)) && ! grep -q '^fail ' <<<"$results"; then
+		fail "$name: scripts/kunit-results exited $rc without a verdict ($console)"
+	elif ((${#missing[@]})); then fail "$name: no case of ${missing[*]} passed ($console)"
+	elif [[ -n $s ]]; then fail "$name: cases skipped that must run: $s ($console)"
+	else pass "$name: no case skipped"; fi
+}
 rootfs_image() { "$PROJECT_ROOT/guest-rootfs/build" | tail -n 1; }
 
 # margin_check NAME RUN_DIR: the recording lost nothing (no overrun, no dropped event on any
