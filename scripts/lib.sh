@@ -36,13 +36,16 @@ image_for_arch() {
 GUEST_ARCH=${GUEST_ARCH:-${ARCH:-x86_64}}
 # shellcheck disable=SC2034 # used by the scripts that source this file
 case $GUEST_ARCH in
-x86_64|x86) GUEST_ARCH=x86_64 ARCH=x86 CROSS_COMPILE=''
+x86_64|x86) GUEST_ARCH=x86_64 ARCH=x86 CROSS_COMPILE='' GUEST_CC=gcc
 	QEMU_SYSTEM=qemu-system-x86_64 QEMU_PACKAGE=qemu-system-x86 CROSS_PACKAGE='' ;;
-i386) ARCH=i386 CROSS_COMPILE=''
+# The host's gcc builds the 32-bit kernel (-m32); the guest's programs, which link a C library,
+# take Debian's i686 cross compiler and its libc6-dev-i386-cross (gcc-multilib would do too,
+# but it conflicts with the other cross compilers).
+i386) ARCH=i386 CROSS_COMPILE='' GUEST_CC=i686-linux-gnu-gcc
 	QEMU_SYSTEM=qemu-system-i386 QEMU_PACKAGE=qemu-system-x86 CROSS_PACKAGE='' ;;
-arm64) ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+arm64) ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- GUEST_CC=aarch64-linux-gnu-gcc
 	QEMU_SYSTEM=qemu-system-aarch64 QEMU_PACKAGE=qemu-system-arm CROSS_PACKAGE=gcc-aarch64-linux-gnu ;;
-riscv64|riscv) GUEST_ARCH=riscv64 ARCH=riscv CROSS_COMPILE=riscv64-linux-gnu-
+riscv64|riscv) GUEST_ARCH=riscv64 ARCH=riscv CROSS_COMPILE=riscv64-linux-gnu- GUEST_CC=riscv64-linux-gnu-gcc
 	QEMU_SYSTEM=qemu-system-riscv64 QEMU_PACKAGE=qemu-system-misc CROSS_PACKAGE=gcc-riscv64-linux-gnu ;;
 *)
 	printf '[%s] usage error: ARCH=%s: the guest runs on %s only\n' "$(basename "$0")" \
